@@ -700,11 +700,21 @@ func sameRow(b *vector.Batch, i, j, from int) bool {
 	return true
 }
 
-// copyRow copies row j of src into row i of dst (same layout), strings into
-// dst's arenas.
+// copyRow copies row j of src into row i of dst (same layout, no source
+// texts: aggregate rows), strings into dst's arenas; a BIGINT, TIMESTAMP or
+// DOUBLE (a mini-batch's key and counts, emitFolded) by its word, without
+// SetFrom's call per value.
 func copyRow(dst *vector.Batch, i int, src *vector.Batch, j int) {
 	for c, s := range src.Cols {
-		dst.Cols[c].SetFrom(i, s, j)
+		d := dst.Cols[c]
+		switch s.Type {
+		case catalog.BigInt, catalog.Timestamp:
+			d.I[i], d.Null[i] = s.I[j], s.Null[j]
+		case catalog.Double:
+			d.F[i], d.Null[i] = s.F[j], s.Null[j]
+		default:
+			d.SetFrom(i, s, j)
+		}
 	}
 	dst.N = max(dst.N, i+1)
 }

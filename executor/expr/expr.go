@@ -365,6 +365,9 @@ func (c *compiler) compile1(e *plan.Expr) evalFunc {
 	case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpDiv, plan.OpIntDiv, plan.OpMod:
 		l, r := c.compile(e.Args[0]), c.compile(e.Args[1])
 		if e.Type == catalog.BigInt {
+			if k := e.Args[1]; (e.Op == plan.OpMod || e.Op == plan.OpIntDiv) && k.Op == plan.OpLit && k.Type == catalog.BigInt && !k.Lit.Null && k.Lit.I != 0 && k.Lit.I != -1 {
+				return byConst(l, e.Op, k.Lit.I)
+			}
 			return binInt(l, r, intOps[e.Op])
 		}
 		return binFloat(l, r, floatOps[e.Op])
@@ -681,6 +684,26 @@ func binary[T int64 | float64](l, r evalFunc, t catalog.Type, col func(*vector.V
 // binInt applies f to BIGINT pairs; f's false result gives NULL (overflow, / 0).
 func binInt(l, r evalFunc, f func(a, b int64) (int64, bool)) evalFunc {
 	return binary(l, r, catalog.BigInt, ints, f)
+}
+
+// byConst is x % k or x DIV k (op) for a BIGINT constant k other than 0
+// and -1 (a key's bucket, as issue 24's ts % 10000): intOps' results
+// without a call per row, since neither can overflow or divide by zero
+// then; NULL where x is.
+func byConst(x evalFunc, op plan.Op, k int64) evalFunc {
+	return derived(catalog.BigInt, func(b *vector.Batch, sel []int32, out *vector.Vec) {
+		a := x(b, sel)
+		ai, oi, an, on := a.I, out.I, a.Null, out.Null
+		if op == plan.OpMod {
+			for _, i := range sel {
+				oi[i], on[i] = ai[i]%k, an[i]
+			}
+			return
+		}
+		for _, i := range sel {
+			oi[i], on[i] = ai[i]/k, an[i]
+		}
+	})
 }
 
 // binFloat applies f to DOUBLE pairs; f's false result gives NULL (/ 0).

@@ -129,6 +129,16 @@ func FuzzKernels(f *testing.F) {
 		{"ROUND(i, -1)", -15}, {"ROUND(i, -25)", math.MaxInt64}, {"ROUND(i, -18)", math.MinInt64}} {
 		f.Add(c.text, c.i, 0.0, "", false, int64(0))
 	}
+	// a BIGINT by a constant (byConst, issue 24's ts % 10000): signs,
+	// the extremes, NULL (row 1), and the constants 1 and -2 beside 0 and -1
+	for _, c := range []struct {
+		text string
+		i    int64
+	}{{"i % 10000", 1610035289745}, {"i % 10000", -1610035289745}, {"i % -3", math.MinInt64}, {"i DIV 7", math.MaxInt64},
+		{"i DIV -2", math.MinInt64}, {"i % 1", -5}, {"i DIV 1", math.MinInt64}, {"i % 9223372036854775807", math.MinInt64},
+		{"i % 0", 5}, {"i DIV -1", math.MinInt64}, {"i % -1", math.MinInt64}, {"(i % 10000) DIV 100", 1610035289745}} {
+		f.Add(c.text, c.i, 0.0, "", false, c.i)
+	}
 	f.Fuzz(func(t *testing.T, text string, i int64, d float64, s string, bv bool, ts int64) {
 		e, ok := planRef(text)
 		if !ok {

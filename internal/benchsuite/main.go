@@ -7,7 +7,12 @@
 // input, peak RSS, and the ratio job wall / floor wall (lower is better; 1.0
 // is as fast as the hand-written loop).
 //
-//	go run ./internal/benchsuite [-bin STREAMQL] [-rows N] [-runs K] [-dir CACHE] [-mem-rows N1,N2]
+//	go run ./internal/benchsuite [-bin STREAMQL] [-base OLDER] [-jobs TEXT,...] [-rows N] [-runs K] [-dir CACHE] [-mem-rows N1,N2]
+//
+// With -base, a second binary (main's build, say) runs each job in the same
+// rounds, the two alternating in an order that flips every round, and gets a
+// table of its own: a change is then measured against the build before it
+// under the same load. -jobs keeps the split job and the jobs named.
 //
 // The jobs: split (the sensor split to csv side files, SPEC 2.1), late rows (a
 // watermark and a late side branch, SPEC 2.3), semi join (IN a 4-row stream,
@@ -202,6 +207,8 @@ func main() {
 	rows := flag.Int("rows", 2_000_000, "rows of the generated input")
 	runs := flag.Int("runs", 3, "timed runs of each job (after one warm-up round)")
 	memRows := flag.String("mem-rows", "1000000,4000000", "input sizes (rows, comma-separated) of the memory measurement of issue 24's jobs; \"\" skips it")
+	base := flag.String("base", "", "a second streamql binary (an older build) timed alternately with -bin in the same rounds, each job's two runs in an order that flips every round; its table follows -bin's")
+	only := flag.String("jobs", "", "run only the jobs whose names contain one of these comma-separated texts (case-insensitive; the split job always runs: the ratios are to it)")
 	cacheDir, _ := os.UserCacheDir()
 	dir := flag.String("dir", filepath.Join(cacheDir, "streamql-benchsuite"), "folder for the generated input")
 	flag.Parse()
@@ -227,7 +234,7 @@ func main() {
 	if err != nil {
 		die(err)
 	}
-	js := jobs()
+	js := pickJobs(jobs(), *only)
 	for _, j := range js {
 		if err := os.WriteFile(filepath.Join(data, slug(j.name)+".sql"), []byte(j.script), 0o644); err != nil {
 			die(err)
@@ -235,7 +242,14 @@ func main() {
 	}
 	out := filepath.Join(*dir, "out")
 	floorRes := []result{}
-	res := make([][]result, len(js))
+	bins := []string{*bin}
+	if *base != "" {
+		bins = append(bins, *base)
+	}
+	all := make([][][]result, len(bins)) // binary, job, run
+	for b := range bins {
+		all[b] = make([][]result, len(js))
+	}
 	for round := 0; round <= *runs; round++ { // round 0 warms the page cache
 		r := timed(out+"-floor", self, "-floor", filepath.Join(data, "sensors.csv"), "OUT")
 		if round > 0 {
@@ -243,17 +257,61 @@ func main() {
 		}
 		for k, j := range js {
 			args := append(slices.Clone(j.flags), "-f", filepath.Join(data, slug(j.name)+".sql"))
-			r := timed(out, *bin, args...)
-			if round > 0 {
-				res[k] = append(res[k], r)
-			}
-			if round == 0 && k == 0 {
-				sameOutput(out+"-floor", out)
+			for n := range bins {
+				b := (n + round) % len(bins) // (the order flips every round)
+				r := timed(out, bins[b], args...)
+				if round > 0 {
+					all[b][k] = append(all[b][k], r)
+				}
+				if round == 0 && k == 0 {
+					sameOutput(out+"-floor", out)
+				}
 			}
 		}
 	}
-	fw, fcpu, frss := medians(floorRes)
-	fmt.Printf("input: %d rows, %s; %d runs each, medians; GOMAXPROCS=%s\n\n", *rows, sizes(data), *runs, envOr("GOMAXPROCS", "all CPUs"))
+	fw, _, _ := medians(floorRes)
+	fmt.Printf("input: %d rows, %s; %d runs each, medians; GOMAXPROCS=%s\n", *rows, sizes(data), *runs, envOr("GOMAXPROCS", "all CPUs"))
+	for b := range bins {
+		fmt.Printf("\n%s:\n\n", bins[b])
+		table(js, all[b], floorRes, fw, data, *rows)
+	}
+	if *memRows != "" {
+		memoryByRows(*bin, *dir, out, *memRows, *runs)
+	}
+	if brokers := os.Getenv("STREAMQL_KAFKA_BROKERS"); brokers != "" {
+		w, _, rss := kafkaSplit(*rows, *runs)
+		fmt.Printf("| Kafka split (topic → topics) | %.2f s | %.2f M | - | - | %d MiB | %.2f | - |\n", w.Seconds(), float64(*rows)/w.Seconds()/1e6, rss/1024, w.Seconds()/fw.Seconds())
+	} else {
+		fmt.Println("\n(the Kafka split runs too when STREAMQL_KAFKA_BROKERS names a broker: scripts/kafka-broker start DIR)")
+	}
+	fmt.Println("\nCPU s is user + system time; on a loaded machine its ratio to the split job's is steadier than the wall ratio.")
+}
+
+// pickJobs returns the split job (the first) and those of js whose names
+// contain one of only's comma-separated texts, case-insensitive (all of
+// js when only is "").
+func pickJobs(js []job, only string) []job {
+	if only == "" {
+		return js
+	}
+	out := js[:1:1]
+	for _, j := range js[1:] {
+		for _, w := range strings.Split(only, ",") {
+			if w = strings.TrimSpace(w); w != "" && strings.Contains(strings.ToLower(j.name), strings.ToLower(w)) {
+				out = append(out, j)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// table prints one binary's medians of js (res: per job, its runs; the
+// split job first) against the floor's runs (floorRes, median wall fw) over
+// the input in data of rows rows, then issue 24's goal lines for the jobs
+// of js that are its.
+func table(js []job, res [][]result, floorRes []result, fw time.Duration, data string, rows int) {
+	_, fcpu, frss := medians(floorRes)
 	fmt.Println("| job | wall | rows/s | MB/s | CPU s | peak RSS | wall ratio to floor | CPU ratio to split |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
 	_, splitCPU, _ := medians(res[0])
@@ -272,7 +330,7 @@ func main() {
 			cpuText = fmt.Sprintf("%.2f", cpu.Seconds())
 			cpuRatio = fmt.Sprintf("%.2f", cpu.Seconds()/splitCPU.Seconds())
 		}
-		fmt.Printf("| %s | %.2f s | %.2f M | %.0f | %s | %d MiB | %.2f | %s |\n", name, s, float64(*rows)/s/1e6, float64(size)/s/1e6, cpuText, rss/1024, s/fw.Seconds(), cpuRatio)
+		fmt.Printf("| %s | %.2f s | %.2f M | %.0f | %s | %d MiB | %.2f | %s |\n", name, s, float64(rows)/s/1e6, float64(size)/s/1e6, cpuText, rss/1024, s/fw.Seconds(), cpuRatio)
 	}
 	row("floor (hand-written split)", "sensors.csv", fw, fcpu, frss)
 	for k, j := range js {
@@ -288,20 +346,14 @@ func main() {
 		name string
 		goal float64
 	}{{groupByJob, 0.6}, {groupByMiniJob, 0.6}, {topNJob, 0.4}} {
-		w, cpu, _ := medians(res[index[g.name]])
+		k, ok := index[g.name]
+		if !ok {
+			continue
+		}
+		w, cpu, _ := medians(res[k])
 		sw, scpu, _ := medians(res[0])
 		fmt.Printf("issue 24: %s at %.2f of split's rows/s (wall) and %.2f of its rows per CPU-second (goal %.1f)\n", g.name, sw.Seconds()/w.Seconds(), scpu.Seconds()/cpu.Seconds(), g.goal)
 	}
-	if *memRows != "" {
-		memoryByRows(*bin, *dir, out, *memRows, *runs)
-	}
-	if brokers := os.Getenv("STREAMQL_KAFKA_BROKERS"); brokers != "" {
-		w, _, rss := kafkaSplit(*rows, *runs)
-		row("Kafka split (topic → topics)", "sensors.csv", w, 0, rss)
-	} else {
-		fmt.Println("\n(the Kafka split runs too when STREAMQL_KAFKA_BROKERS names a broker: scripts/kafka-broker start DIR)")
-	}
-	fmt.Println("\nCPU s is user + system time; on a loaded machine its ratio to the split job's is steadier than the wall ratio.")
 }
 
 // memoryByRows is issue 24's "memory proportional to the keys, not the

@@ -297,6 +297,9 @@ func (c *encChunk) Reset() {
 // their own (stderr, their --side-dir file) in order.
 func (s *sink) WriteChunk(ec session.EncodedChunk, bad func(j int) *session.ErrorRow) error {
 	c := ec.(*encChunk)
+	if err := s.enc.sync(); err != nil {
+		return err
+	}
 	for k, n := range c.totals {
 		s.outs[k].total += n
 	}

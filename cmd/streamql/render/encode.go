@@ -4,7 +4,9 @@
 // results through the same formats. It renders a session.Job's outputs from
 // the session's output contract (session.Batch, session.Vec, encoded by
 // executor/format) and must never import another executor or planner
-// package (layering_test.go).
+// package (layering_test.go). A sink's methods run on the job's goroutine;
+// the one goroutine of its own is the changelog encoder of an updating main
+// output (changeenc.go), which every other write waits for.
 package render
 
 import (

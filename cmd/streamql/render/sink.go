@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -241,6 +242,12 @@ type sink struct {
 	liveShown []int
 	liveBuf   bytes.Buffer
 	liveFrame []byte
+	// enc, when not nil, is the goroutine that encodes and writes the
+	// changelog rows of main's chunks (changeenc.go)
+	enc *changeStage
+	// multi: the process may use more than one CPU (GOMAXPROCS, when the
+	// sink was made): changeEncodable
+	multi bool
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -272,7 +279,8 @@ func NewSink(cfg Config, job *session.Job) (session.Sink, error) {
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides, line: lineFormatOf(cfg.Format), badTag: -1}
+	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides, line: lineFormatOf(cfg.Format), badTag: -1,
+		multi: runtime.GOMAXPROCS(0) > 1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
 	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.HasMain && !job.Outputs[0].Sink {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
@@ -426,10 +434,24 @@ func (s *sink) Rows(r *session.Batch) error {
 			break
 		}
 		if seg.Chunk != nil {
+			if s.changeEncodable(&seg.Chunk.Part) {
+				if err := s.encodeChange(&seg.Chunk.Part); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.enc.sync(); err != nil {
+				return err
+			}
 			if err := s.chunk(seg.Chunk); err != nil {
 				return err
 			}
 			continue
+		}
+		if s.enc != nil && (len(seg.Bad) > 0 || routes(seg.Port[seg.From:seg.To])) {
+			if err := s.enc.sync(); err != nil { // (the rows after the encoder's)
+				return err
+			}
 		}
 		for k := range seg.Bad {
 			if err := s.errorRow(r.Errors.Name, &seg.Bad[k]); err != nil {
@@ -471,10 +493,24 @@ func (s *sink) Rows(r *session.Batch) error {
 		return s.renderTables(false)
 	}
 	if s.liveDirty && time.Since(s.liveAt) >= s.cfg.Every {
+		if err := s.enc.sync(); err != nil {
+			return err
+		}
 		s.liveAt = time.Now()
 		return s.live(false)
 	}
 	return nil
+}
+
+// routes reports whether a row of ports (a segment's, Segment.Port) goes
+// to an output.
+func routes(ports []int16) bool {
+	for _, k := range ports {
+		if k >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // encode writes row i of vals and the rows after it of the same part (ports:
@@ -921,6 +957,9 @@ var errorColumns = []catalog.Column{{Name: "stream", Type: catalog.Varchar}, {Na
 // Errors implements session.Sink: where the errors side output shows depends on
 // the format (SPEC 1, bad input).
 func (s *sink) Errors(name string, rows []session.ErrorRow) error {
+	if err := s.enc.sync(); err != nil {
+		return err
+	}
 	for i := range rows {
 		if err := s.errorRow(name, &rows[i]); err != nil {
 			return err
@@ -1007,6 +1046,9 @@ func (s *sink) appendTextRow(b []byte, t *target, vals ...[]byte) []byte {
 
 // Flush implements session.Sink.
 func (s *sink) Flush() error {
+	if err := s.enc.sync(); err != nil {
+		return err
+	}
 	// (the other tables first: the live table is drawn again under them)
 	if s.tabular && s.pending > 0 && time.Since(s.last) >= s.cfg.Every {
 		if err := s.renderTables(false); err != nil {
@@ -1042,9 +1084,13 @@ func (s *sink) flushWriters() error {
 
 // Close implements session.Sink.
 func (s *sink) Close() error {
-	var err error
+	err := s.enc.sync()
+	s.enc.stop()
+	s.enc = nil
 	if s.liveLines > 0 {
-		err = s.live(true) // (the final table replaces the live one)
+		if lerr := s.live(true); err == nil { // (the final table replaces the live one)
+			err = lerr
+		}
 	}
 	if s.tabular {
 		if rerr := s.renderTables(true); err == nil {
