@@ -382,9 +382,17 @@
 // the relation's read as a job of its own) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
 // (the crash harness, against windows computed from the rows alone). Not
-// replayed: a window aggregate with side branches, a
-// cascaded one, and one over a regular join (its output has no event
-// time).
+// replayed (plan.Derived.joinWindowWhy says why in the refusal): a window
+// aggregate beside side branches over the join (the side branches write
+// each pair when the join emits it, so their replay needs the join's
+// watermark at the commit as f, while the windows' is the aggregate's
+// watermark over the joined rows, lower by the join's delay: a mark
+// carries one f, and with either one a replay would write pairs twice or
+// lose windows); a cascaded window over a window of the join (a join's
+// job holds one aggregate after it: the inner windows are a relation of
+// their own, read whole); and any window over a regular join, which is
+// refused at planning everywhere (its output has no event time, SPEC
+// 2.7).
 //
 // # A Top-N after a join (issue 23 item 6, issue 24 item 5)
 //
