@@ -13,6 +13,7 @@ import (
 	"streamql/catalog"
 	"streamql/executor/connector"
 	"streamql/executor/vector"
+	"streamql/parser"
 	"streamql/planner"
 )
 
@@ -220,7 +221,46 @@ func jaPlan(t *testing.T, q string) (*catalog.Catalog, *planner.Job) {
 	if strings.Contains(q, "SYSTEM_TIME") {
 		cat.Lookup("r").PrimaryKey = []string{"k"} // (the versioned side: SPEC 2.7)
 	}
-	return cat, planWith(t, cat, q)
+	return cat, jaPlanWith(t, cat, q)
+}
+
+// jaPlanWith plans q over cat: one main query (planWith), or a script of
+// CREATE VIEW statements, side branches and a last main query, as one job
+// as a session would.
+func jaPlanWith(t *testing.T, cat *catalog.Catalog, q string) *planner.Job {
+	t.Helper()
+	if !strings.Contains(q, ";") {
+		return planWith(t, cat, q)
+	}
+	script, err := parser.Parse("test", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &planner.Planner{Cat: cat, Source: q}
+	var branches []*planner.Branch
+	for _, st := range script.Stmts {
+		switch s := st.(type) {
+		case *parser.CreateView:
+			v, err := p.PlanView(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Name = s.Name
+			cat.AddView(&catalog.View{Name: s.Name, Text: q, Stream: v})
+		case *parser.Select:
+			b, err := p.PlanSelect(s)
+			if err != nil {
+				t.Fatal(parser.FormatError("test", q, err.(*parser.Error)))
+			}
+			branches = append(branches, b)
+		}
+	}
+	main := branches[len(branches)-1]
+	job, err := planner.NewJob(main.Stream, branches[:len(branches)-1], main, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
 }
 
 // jaRun runs q as one process over g's topics from g's commits: killed

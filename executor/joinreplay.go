@@ -318,7 +318,14 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 // A window aggregate after the join (plan.Job.JoinWindowReplayed; the
 // connector package doc, "A window aggregate over a join") fires by the
 // chain's watermark over the joined rows (c.assign, the relation's
-// WATERMARK): that is the f the inputs commit (joinSource.aggFired), and a
+// WATERMARK). Beside side branches, which write each pair when the join
+// emits it, the inputs commit the join's watermark as f (joinSource.aggFired
+// stays nil): every pair the run before wrote comes again as old, for the
+// aggregate only (replay.filter drops the parts and the operators' rows of
+// old batches), so its watermark is the one at the commit once they went
+// through, and the windows fired meanwhile, dropped at the sink, are those
+// the run before wrote. Without side branches that watermark is the f the
+// inputs commit (joinSource.aggFired), and a
 // window of a replayed left partition ending at or below its mark's f gets
 // no row (joinOldReplay.FiredBy, I4). Every window fired is written by the
 // time the checkpoint runs (in an input's Next, once the job came back
@@ -326,7 +333,10 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay {
 	r := newReplayOf(c)
 	r.old = func() bool { return js.givenOld }
-	if c.assign.job.Watermark != nil { // (a window over the joined rows)
+	switch job := c.assign.job; {
+	case job.Watermark != nil && len(job.Branches) > 0: // (a window beside side branches: the join's watermark is f)
+		r.oldFired = true
+	case job.Watermark != nil: // (a window over the joined rows)
 		a := c.assign
 		js.aggFired = func() (int64, bool) { return a.wm, a.set }
 	}

@@ -322,7 +322,8 @@ type joined struct {
 // Next implements Source: the next joined rows, io.EOF once both inputs have
 // ended and every held row is out.
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
-	js.given = false // (the job handled the rows given before)
+	js.given = false    // (the job handled the rows given before)
+	js.givenOld = false // (the late rows an input's Next pushes are no old pairs: replay.filter)
 	for {
 		if len(js.queue) > 0 {
 			e := js.queue[0]

@@ -50,6 +50,12 @@ type replay struct {
 	// (newJoinAggReplay), reports that the batch being pushed holds pairs
 	// the run before wrote: no part of it is written again (nil: none)
 	old func() bool
+	// oldFired, with old, says the windows a window aggregate fires while
+	// such a batch goes through were written by the run before too (beside
+	// side branches, whose commits carry the join's watermark:
+	// newJoinAggReplay), so the rows an operator made of it (Step.Chunks)
+	// are dropped as well
+	oldFired bool
 }
 
 // newReplay gives the job's state to rs, the replay its source's stream
@@ -382,7 +388,14 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 
 // filter takes the replayed input rows of the routed batch rt out of every
 // part (side branches, INTO STREAM, the main query, late rows): their
-// outputs were written by the run that committed e (I3).
+// outputs were written by the run that committed e (I3). After a replayed
+// join (r.old), a batch of old pairs loses every part and the rows an
+// operator made of it when oldFired (Chunks: the windows a window
+// aggregate beside side branches fired while they went through,
+// newJoinAggReplay; without side branches an old batch may fire windows
+// the run before did not: the commit's f is the aggregate's watermark, and
+// a RIGHT join's paddings are old by their interval's end, after their
+// time).
 func (r *replay) filter(rt *Step) {
 	if r == nil {
 		return
@@ -391,6 +404,11 @@ func (r *replay) filter(rt *Step) {
 		if r.old() {
 			for k := range rt.Parts {
 				rt.Parts[k].Sel = rt.Parts[k].Sel[:0]
+			}
+			for k := range rt.Chunks {
+				if r.oldFired {
+					rt.Chunks[k].Sel = rt.Chunks[k].Sel[:0]
+				}
 			}
 		}
 		return

@@ -352,7 +352,7 @@ func CheckPending(st *catalog.Stream, branches []*Branch) error {
 // newJob is NewJob, with the replay refusal (ruleReplayJob) when replay is
 // true.
 func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (*Job, error) {
-	st, main = ruleFuseJoinWindow(st, branches, main)
+	st, branches, main = ruleFuseJoinWindow(st, branches, main)
 	st, branches, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
 	st, branches, main, fanout := ruleFuseRankAggSides(st, branches, main)

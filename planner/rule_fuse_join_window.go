@@ -28,42 +28,48 @@ import (
 // the relation's expressions over the joined rows (inlineCols); its
 // HAVING and select list read the aggregate row as they did.
 //
-// The shape: main has no side branch beside it, and is a window aggregate
-// (not a cascaded one) with no join, UNNEST, LIMIT, rank or
-// dead letters, whose DESCRIPTOR names the relation's event time; the
+// Side branches over the relation beside the window (SPEC 2.1) are
+// planned over the joined rows with it when each filters and projects the
+// relation's rows (inlineSides): SPEC 2.1's first match then gives each
+// the joined rows it took and the window the rest, as over the relation;
+// their replay is the window's with the join's watermark as the commit's
+// f (plan.Job.JoinWindowReplayed; the executor's newJoinAggReplay).
+//
+// The shape: main is a window aggregate (not a cascaded one) with no
+// join, UNNEST, LIMIT, rank or dead letters, whose DESCRIPTOR names the relation's event time; the
 // relation has one part, a job over the join with no side branch, dead
 // letters, aggregate, rank, UNNEST or LIMIT, whose select list reads no
 // clock or random draw and projects the join's output time as it is; both
 // inputs are Kafka streams of one group with event time, neither
 // updating. A job reading any other relation (files, streams read whole,
 // no group) is left alone, so every other output stays as it was. It
-// returns the stream and main query of the job: the joined relation's,
-// with main's expressions rewritten, when the shape fits; st and main as
-// they are otherwise.
-func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, *Branch) {
+// returns the stream, side branches and main query of the job: the joined
+// relation's, with the branches' and main's expressions rewritten, when
+// the shape fits; st, branches and main as they are otherwise.
+func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*catalog.Stream, []*Branch, *Branch) {
 	d := plan.DerivedOf(st)
-	if d == nil || len(d.Parts) != 1 || len(branches) > 0 || main == nil || main.Join != nil || main.Unnest != nil ||
+	if d == nil || len(d.Parts) != 1 || main == nil || main.Join != nil || main.Unnest != nil ||
 		main.Both != nil || main.Rank != nil || main.Limit >= 0 || len(main.DeadLetters) > 0 {
-		return st, main
+		return st, branches, main
 	}
 	a := main.Agg
 	if a == nil || a.Window == nil || !a.Grouped || a.Updating || a.Window.Of != nil || a.Window.ProcTime ||
 		d.TimeCol < 0 || a.Window.TimeCol != d.TimeCol {
-		return st, main
+		return st, branches, main
 	}
 	part := d.Parts[0]
 	pm, both := part.Main, part.Both
 	if pm == nil || both == nil || pm.Both != both || len(part.Branches) > 0 || len(part.DeadLetters) > 0 || part.Unnest != nil ||
 		pm.Agg != nil || pm.Rank != nil || pm.Join != nil || pm.Unnest != nil || pm.Limit >= 0 || pm.Sink != nil ||
 		!fusableJoin(both) {
-		return st, main
+		return st, branches, main
 	}
 	if !allSteady(pm.Project) {
-		return st, main
+		return st, branches, main
 	}
 	lt, delay, ok := both.OutputTime()
 	if !ok || d.TimeCol >= len(pm.Project) || pm.Project[d.TimeCol].Op != plan.OpCol || pm.Project[d.TimeCol].Col != lt || d.Watermark == nil {
-		return st, main
+		return st, branches, main
 	}
 	// the joined relation, with the relation's event time and watermark
 	// over the joined rows
@@ -71,7 +77,7 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	js.EventTime = lt
 	wm := inlineCols(d.Watermark, pm.Project, -1, -1)
 	if wm == nil {
-		return st, main
+		return st, branches, main
 	}
 	c := *wm // (inlineCols may return the projection's own expression)
 	wm = &c
@@ -86,19 +92,23 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	subst := func(e *Expr) *Expr { return inlineCols(e, pm.Project, dwm, swm) }
 	aa := inlineAgg(a, subst, dwm, swm)
 	if aa == nil {
-		return st, main
+		return st, branches, main
 	}
 	if aa.Window = inlineWindow(a.Window, lt, subst); aa.Window == nil {
-		return st, main
+		return st, branches, main
 	}
 	b := *main
 	b.Agg = aa
 	if b.Where, ok = inlineWhere(pm.Where, main.Where, subst); !ok {
-		return st, main
+		return st, branches, main
 	}
 	bj := *both // (LateOutput is the fused job's: ruleBothJoinJob)
 	b.Both, b.Stream, b.Uses = &bj, &js, pm.Uses
-	return &js, &b
+	sides, ok := inlineSides(st, branches, &js, pm, subst)
+	if !ok || len(sides) > 0 && both.Type == plan.RightJoin { // (plan.Derived.joinWindowWhy)
+		return st, branches, main
+	}
+	return &js, sides, &b
 }
 
 // fusableJoin reports whether join j can be planned as one job with a

@@ -373,6 +373,27 @@
 //     partition instead, above.)
 //   - I5: as for any job.
 //
+// Side branches over the relation beside the window (SPEC 2.1), each a
+// filter and projection of the joined rows, not over a RIGHT join (whose
+// replay loses padded rows when the interval's upper bound is below 0:
+// the join alone too, not fixed yet), are planned in the job (the
+// planner's inlineSides) and write each pair they take when the join
+// emits it. Their replay changes f: it is the join's watermark at the
+// commit (not the aggregate's, which is lower by the join's delay), so
+// every pair the run before wrote, to a side output or into a window, is
+// below f and comes again as old, for the aggregate only (I3: the
+// executor's replay.filter drops the side parts of old batches); the
+// aggregate, taking all of them in the same order, reaches the watermark
+// it had at the commit, and the windows that fire on the way are those
+// the run before wrote: the sink drops them (the same filter drops the
+// rows an operator made of an old batch). FiredBy then refuses nothing,
+// and a window above the commit's watermark fires once, after them
+// (the executor's TestJoinWindowSidesReplayAfterKills, TUMBLE, SESSION
+// and HOP beside one or two side branches over INNER and LEFT interval
+// and LEFT temporal joins, 40 seeds each; it fails with the aggregate's
+// watermark as f, side rows written twice, or without dropping the
+// windows fired by old pairs).
+//
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
 // CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
 // LEFT temporal join, a SESSION partitioned by a column the join does not
@@ -382,9 +403,15 @@
 // the relation's read as a job of its own) and
 // tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
 // (the crash harness, against windows computed from the rows alone). Not
-// replayed: a window aggregate with side branches, a
-// cascaded one, and one over a regular join (its output has no event
-// time).
+// replayed (plan.Derived.joinWindowWhy says why in the refusal): a window
+// aggregate beside a side branch with state of its own (an aggregate, a
+// Top-N, a join: a second operator with state after the join, which no
+// replay rebuilds), or beside side branches over a RIGHT join; a cascaded
+// window over a window of the join (a join's
+// job holds one aggregate after it: the inner windows are a relation of
+// their own, read whole); and any window over a regular join, which is
+// refused at planning everywhere (its output has no event time, SPEC
+// 2.7).
 //
 // # A Top-N after a join (issue 23 item 6, issue 24 item 5)
 //

@@ -389,22 +389,40 @@ func (j *Job) JoinAggReplayed() bool {
 // job from a window over a view, subquery or WITH relation that is the join
 // (planner's ruleFuseJoinWindow: the job's stream is the joined relation
 // with the relation's event time and WATERMARK): an interval or temporal
-// join whose output is append-only, the aggregate the main query, no side
-// branch, no Top-N. It is replayed with the join (the connector package
+// join whose output is append-only, the aggregate the main query, no
+// Top-N, and side branches, if any, that filter and project the joined
+// rows (statelessSides), not beside a RIGHT join (Derived.joinWindowWhy). It is replayed with the join (the connector package
 // doc, "A window aggregate over a join", issue 23 item 6): each input's
 // partitions commit the first row the job read of them, the join emits
 // again, into the aggregate only, the pairs the run before wrote, and a
 // window whose end is at or below the aggregate's watermark at the commit
 // (the mark's f) gets none of them: it fired (I4; a SESSION rebuilt so
-// is dropped when it fires).
+// is dropped when it fires). With side branches the mark's f is the join's
+// watermark instead (each pair below it was written to their outputs, so
+// the join emits it again as old, for the aggregate only), and the
+// windows that fire while those old pairs go through fired before the
+// commit and are dropped at the sink.
 func (j *Job) JoinWindowReplayed() bool {
 	b, m := j.Both, j.Main
-	if b == nil || m == nil || len(j.Branches) > 0 || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+	if b == nil || m == nil || !j.statelessSides() || len(j.Branches) > 0 && b.Type == RightJoin || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
 		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
 		return false
 	}
 	a := m.Agg
 	return a != nil && a.Window != nil && a.Window.Of == nil && a.Grouped && !a.Updating
+}
+
+// statelessSides reports whether every side branch of job j keeps no
+// state and writes each row it takes when it takes it: a filter and
+// projection (no aggregate, rank operator, join, UNNEST or LIMIT); true
+// for a job without side branches.
+func (j *Job) statelessSides() bool {
+	for _, b := range j.Branches {
+		if b.Agg != nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // HeldAggReplayed reports whether the aggregates of job j, whose branch
