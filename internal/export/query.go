@@ -202,15 +202,24 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 			// relation as a CREATE TEMPORARY VIEW, read as TABLE name, as
 			// Flink's docs and tests write a window over a view; named
 			// after the relation in the query
+			// (a subquery written in the TVF's argument, whose name is the
+			// parser's placeholder, is named "subquery")
+			name := tn.Name.O
+			if parser.IsPlaceholder(name) {
+				name = "subquery"
+			}
 			view, ok := p.x.tvfViews[rel]
 			if !ok {
-				view = p.x.uniqueName(tn.Name.O)
+				view = p.x.uniqueName(name)
 				p.x.tvfViews[rel] = view
 				p.x.tvfViewDDLs = append(p.x.tvfViewDDLs, "CREATE TEMPORARY VIEW "+quote(view)+" AS\n  "+body+";\n")
 			}
 			alias := ts.AsName.O
 			if alias == "" {
-				alias = tn.Name.O
+				alias = name
+				if parser.IsPlaceholder(tn.Name.O) {
+					alias = view
+				}
 			}
 			return p.windowTVF(st, "TABLE "+quote(view), false) + " AS " + quote(alias), nil, nil
 		}

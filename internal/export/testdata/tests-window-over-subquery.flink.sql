@@ -19,10 +19,10 @@ CREATE TABLE `readings` (
   'format' = 'csv'
 );
 
-CREATE TEMPORARY VIEW `$ph` AS
+CREATE TEMPORARY VIEW `subquery` AS
   SELECT `readings`.`dev`, `readings`.`ts`, `readings`.`temp` FROM `readings` AS `readings` WHERE ((`readings`.`temp`) >= (10));
 
-CREATE TEMPORARY VIEW `$v3` AS
+CREATE TEMPORARY VIEW `subquery_2` AS
   SELECT `readings`.`ts`, ((CAST((`readings`.`temp`) * (9) AS DOUBLE) / NULLIF(CAST(5 AS DOUBLE), 0))) + (32) AS `f` FROM `readings` AS `readings`;
 
 CREATE TABLE `main` (
@@ -43,10 +43,10 @@ EXECUTE STATEMENT SET
 BEGIN
 INSERT INTO `main`
   SELECT `window_start` AS `window_start`, `window_end` AS `window_end`, `dev`, COUNT(*) AS `n`, MAX(`temp`) AS `max_t`
-  FROM TABLE(TUMBLE(TABLE `$ph`, DESCRIPTOR(`ts`), INTERVAL '1' MINUTE)) AS `$ph`
+  FROM TABLE(TUMBLE(TABLE `subquery`, DESCRIPTOR(`ts`), INTERVAL '1' MINUTE)) AS `subquery`
   GROUP BY `window_start`, `window_end`, `dev`;
 INSERT INTO `main_2`
   SELECT `window_start` AS `window_start`, `window_end` AS `window_end`, MAX(`f`) AS `max_f`
-  FROM TABLE(HOP(TABLE `$v3`, DESCRIPTOR(`ts`), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) AS `$v3`
+  FROM TABLE(HOP(TABLE `subquery_2`, DESCRIPTOR(`ts`), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) AS `subquery_2`
   GROUP BY `window_start`, `window_end`;
 END;
