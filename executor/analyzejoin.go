@@ -24,10 +24,13 @@ type JoinInputAnalysis struct {
 	In, Partnered, Unpartnered int64
 	Refused                    int64
 	Filtered                   int64
-	Late                       LateAnalysis
-	Watermark                  LiveWatermark
-	HasWatermark               bool
-	lateness                   []int64
+	// Malformed is the malformed rows (and those 'watermark.max-future'
+	// refused) this input read: a self-join's two reads each count their own
+	Malformed    int64
+	Late         LateAnalysis
+	Watermark    LiveWatermark
+	HasWatermark bool
+	lateness     []int64
 }
 
 // BothJoinAnalysis is what the job's join of two streams did: its inputs,
@@ -90,7 +93,7 @@ func (a *Analysis) bothResults() {
 		ia := &x.Inputs[s]
 		ia.In, ia.Partnered = c.In[s], c.Partnered[s]
 		if ji := js.in[s]; ji != nil {
-			ia.Filtered = ji.dropped
+			ia.Filtered, ia.Malformed = ji.dropped, ji.malformed
 		}
 		ia.Unpartnered = c.In[s] - c.Late[s] - c.Partnered[s]
 		if n := len(ia.lateness); n > 0 {

@@ -129,9 +129,12 @@ type joinInput struct {
 	// filtered (swapped with b, as kept is)
 	filter   *expr.Kernel
 	filtered *vector.Batch
-	dropped  int64         // the rows filter took out (EXPLAIN ANALYZE)
-	kept     *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
-	done     bool
+	dropped  int64 // the rows filter took out (EXPLAIN ANALYZE)
+	// malformed: the malformed and refused rows this input read (EXPLAIN
+	// ANALYZE; es counts its stream's, which a self-join's two reads share)
+	malformed int64
+	kept      *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
+	done      bool
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
 	// joinInputReader), nil when src gives the rows itself: b is then the
 	// reader's batch, valid until its next Next, as a Source's is.
@@ -506,8 +509,18 @@ func (ji *joinInput) next() error {
 	return nil
 }
 
-// read reads one batch of input s into the join.
+// read reads one batch of input s into the join, and counts the malformed
+// and refused rows it met as input s's (joinInput.malformed).
 func (js *joinSource) read(s int) error {
+	ji := js.in[s]
+	before := ji.es.Malformed
+	err := js.readBatch(s)
+	ji.malformed += ji.es.Malformed - before
+	return err
+}
+
+// readBatch is read's work.
+func (js *joinSource) readBatch(s int) error {
 	ji := js.in[s]
 	err := ji.next()
 	switch {

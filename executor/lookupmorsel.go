@@ -193,7 +193,9 @@ func runLookupMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened
 		}
 		n := b.N
 		if len(bad) > 0 {
-			left.es.Malformed += countBad(policy, len(bad))
+			k := countBad(policy, len(bad))
+			left.es.Malformed += k
+			left.malformed += k
 			left.errs = left.errs[:0]
 			n, _ = handleBad(left.in.Stream, left.src, bad, b.N, policy, &left.errs)
 			if len(left.errs) > 0 {

@@ -88,9 +88,11 @@ EXPLAIN ANALYZE SELECT a.id, b.ts FROM l a LEFT JOIN r b ON a.id = b.id AND b.ts
 // TestAnalyzeSelfJoinInputsApart: EXPLAIN ANALYZE of a self-join, and of
 // any join whose inputs read one stream, names each input's counts by the
 // name the query reads it by, so the two are told apart (they were both
-// the stream's name), for every kind of join of two streams.
+// the stream's name), for every kind of join of two streams; and each
+// read of the stream counts its own rows and malformed rows on its Scan and
+// Decode lines (they counted both reads' malformed rows, each line twice).
 func TestAnalyzeSelfJoinInputsApart(t *testing.T) {
-	files := map[string]string{"ev.csv": "a,1\nb,2\nc,3\n"}
+	files := map[string]string{"ev.csv": "a,1\nb,2\nx,oops\nc,3\n"}
 	for _, c := range []struct{ join, kind string }{
 		{"s1 JOIN ev s2 ON s1.k = s2.k", "Join INNER"},
 		{"s1 LEFT JOIN ev s2 ON s1.k = s2.k AND s2.v > 1", "Join LEFT lookup join"},
@@ -110,6 +112,24 @@ func TestAnalyzeSelfJoinInputsApart(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no %q line naming s1 and s2 in\n%s", c.join, c.kind, out)
+		}
+		var scans, decodes int
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "Scan ev ") {
+				scans++
+				if !strings.Contains(l, "\tread 4 rows") {
+					t.Errorf("%s: a read of ev.csv (3 rows and 1 malformed) says otherwise: %s", c.join, l)
+				}
+			}
+			if strings.Contains(l, "Decode csv") {
+				decodes++
+				if !strings.HasSuffix(l, "\t1 malformed row(s)") {
+					t.Errorf("%s: a read of ev.csv (1 malformed row) says otherwise: %s", c.join, l)
+				}
+			}
+		}
+		if scans != 2 || decodes != 2 {
+			t.Errorf("%s: %d Scan and %d Decode lines of ev, want 2 each (a read per input, SPEC 2.6):\n%s", c.join, scans, decodes, out)
 		}
 	}
 }

@@ -106,19 +106,13 @@ func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	in := &an.Both.Inputs[l.Branch]
 	switch l.Kind {
 	case plan.LineJoinInput:
-		read := in.In + in.Filtered
-		for _, e := range stats.Streams {
-			if e.Stream == in.Stream {
-				read += e.Malformed // (refused rows included)
-			}
-		}
-		notes := []string{"read " + rowCount(read)}
+		notes := []string{"read " + rowCount(in.In+in.Filtered+in.Malformed)} // (refused rows included)
 		if l.Branch == 0 {
 			notes[0] += "; job " + millis(an.Nanos)
 		}
 		return notes
 	case plan.LineJoinDecode:
-		return []string{malformed(stats, in.Stream)}
+		return []string{fmt.Sprintf("%d malformed row(s)", in.Malformed)}
 	}
 	if !in.HasWatermark {
 		return nil
