@@ -46,7 +46,7 @@ func TestKafkaUnnestWatermark(t *testing.T) {
 			}
 			want = append(want, fmt.Sprintf("%s,%d,%s", k, at, stamp))
 			ws := at - ((at%2000)+2000)%2000 // (floored: a time below 0 is in the window before 0)
-			if set[p] && ws+2000 <= wm[p] { // (its window fired at its partition's watermark, SPEC 2.4, 2.5)
+			if set[p] && ws+2000 <= wm[p] {  // (its window fired at its partition's watermark, SPEC 2.4, 2.5)
 				late = append(late, fmt.Sprintf("%s,%d", k, at))
 			}
 			if !set[p] || at-1000 > wm[p] {
