@@ -74,6 +74,10 @@ type Planner struct {
 	// planRelation plans each with its script's text as Source (the
 	// names and texts of its expressions) and attaches its errors to it.
 	relFiles map[*parser.Relation]*parser.File
+	// viewFiles are the streams of the files such a view reads by a quoted
+	// name (rankedView.files), which source finds when the catalog has
+	// them no longer
+	viewFiles map[string]*catalog.Stream
 	// rankReads holds, for each Top-N query the planner wrote for a query
 	// over it (topNThenFilter, topNInFrom: SELECT * FROM (…) WHERE rn <= N),
 	// where that query reads the rank (its * or rn in its text), nil when
@@ -284,6 +288,9 @@ func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.
 	}
 	if st == nil {
 		st = p.Cat.Lookup(tn.Name.O)
+	}
+	if st == nil {
+		st = p.viewFiles[tn.Name.O] // (a ranked view's FROM 'x.csv', planned where it is read)
 	}
 	if st == nil {
 		return nil, "", parser.Errorf(pos(tn), "unknown stream '%s'; %s", tn.Name.O, p.streamList())

@@ -76,6 +76,11 @@ type rankedView struct {
 	rel  *parser.Relation
 	file *parser.File
 	rn   ast.CIStr
+	// files are the streams of the files its query reads by a quoted name
+	// (FROM 'x.csv', SPEC 1), declared while the view was created and
+	// dropped after (the session's viewFileStreams): a reader finds them
+	// here (Planner.viewFiles)
+	files map[string]*catalog.Stream
 }
 
 // rankColumn returns the rank column of rel when rel is one SELECT whose
@@ -132,12 +137,33 @@ func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
 // ViewQuery returns what catalog.View.Query keeps of view cv (planned by
 // PlanView): a *rankedView when its query ranks rows without a bound, nil
 // otherwise (the view's relation is then the one PlanView gave).
+//
+// Call it while the streams of the files the view reads by a quoted name
+// are declared (as PlanView): the view keeps them for its readers.
 func (p *Planner) ViewQuery(cv *parser.CreateView) any {
 	rn, ok := rankColumn(cv.Rel)
 	if !ok {
 		return nil
 	}
-	return &rankedView{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn}
+	rv := &rankedView{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}
+	var walk func(rel *parser.Relation)
+	walk = func(rel *parser.Relation) {
+		for _, sel := range rel.Selects {
+			for _, f := range sel.Files {
+				if st := p.Cat.Lookup(f); st != nil {
+					rv.files[f] = st
+				}
+			}
+			for _, d := range sel.Derived {
+				walk(d)
+			}
+			for _, c := range sel.With {
+				walk(c.Rel)
+			}
+		}
+	}
+	walk(cv.Rel)
+	return rv
 }
 
 // PlanRelation plans rel, a subquery or WITH definition read as name, as

@@ -12,6 +12,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"streamql/catalog"
 	"streamql/parser"
 )
 
@@ -469,6 +470,10 @@ func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLea
 					p.relFiles = map[*parser.Relation]*parser.File{}
 				}
 				p.relFiles[rv.rel] = rv.file
+				if p.viewFiles == nil {
+					p.viewFiles = map[string]*catalog.Stream{}
+				}
+				maps.Copy(p.viewFiles, rv.files)
 			}
 		}
 	}

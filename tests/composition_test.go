@@ -438,3 +438,36 @@ func joinLines(explain string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestRankedViewOverFileLiteral (SPEC 1, 2.6, 2.9; issue 23 item 1): a view
+// that ranks the rows of a file read by its quoted name (FROM 'x.csv'),
+// without a bound, is planned where a reader bounds it: the view keeps the
+// file's stream, declared while it is created. The reader gets each item's
+// cheapest offer, as a reference computed here gives it.
+func TestRankedViewOverFileLiteral(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 15))
+	var sb strings.Builder
+	sb.WriteString("item,price\n")
+	low := map[string]int{}
+	for range 60 {
+		item, price := fmt.Sprintf("i%d", r.IntN(6)), 1+r.IntN(1000)
+		fmt.Fprintf(&sb, "%s,%d\n", item, price)
+		if p, ok := low[item]; !ok || price < p {
+			low[item] = price
+		}
+	}
+	var want []string
+	for item, p := range low {
+		want = append(want, fmt.Sprintf("%s,%d", item, p))
+	}
+	sql := "CREATE VIEW cheapest AS SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price) AS rn FROM 'offers.csv';\n" +
+		"SELECT item, price FROM cheapest WHERE rn = 1;\n"
+	out, errs, code := runSQL(t, map[string]string{"offers.csv": sb.String()}, sql, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := canonical(strings.Split(strings.TrimSpace(out), "\n")[1:])
+	if w := canonical(want); !slices.Equal(got, w) {
+		t.Fatalf("got %q\nwant %q", got, w)
+	}
+}

@@ -241,12 +241,13 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			return err
 		}
 		v, err := p.PlanView(st)
+		q := p.ViewQuery(st) // (while the view's file streams are declared)
 		drop()
 		if err != nil {
 			return err
 		}
 		v.Name = st.Name
-		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v, Query: p.ViewQuery(st)})
+		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v, Query: q})
 		s.views = append(s.views, viewDef{st, script, dir})
 		return nil
 	case *parser.DropView:
