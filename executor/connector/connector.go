@@ -374,9 +374,7 @@
 //   - I5: as for any job.
 //
 // Side branches over the relation beside the window (SPEC 2.1), each a
-// filter and projection of the joined rows, not over a RIGHT join (whose
-// replay loses padded rows when the interval's upper bound is below 0:
-// the join alone too, not fixed yet), are planned in the job (the
+// filter and projection of the joined rows, are planned in the job (the
 // planner's inlineSides) and write each pair they take when the join
 // emits it. Their replay changes f: it is the join's watermark at the
 // commit (not the aggregate's, which is lower by the join's delay), so
@@ -389,10 +387,12 @@
 // rows an operator made of an old batch). FiredBy then refuses nothing,
 // and a window above the commit's watermark fires once, after them
 // (the executor's TestJoinWindowSidesReplayAfterKills, TUMBLE, SESSION
-// and HOP beside one or two side branches over INNER and LEFT interval
-// and LEFT temporal joins, 40 seeds each; it fails with the aggregate's
-// watermark as f, side rows written twice, or without dropping the
-// windows fired by old pairs).
+// and HOP beside one or two side branches over INNER, LEFT and RIGHT
+// interval and LEFT temporal joins, a RIGHT one with its upper bound
+// below 0, 40 seeds each; it fails with the aggregate's watermark as f,
+// side rows written twice, without dropping the windows fired by old
+// pairs, or, over the RIGHT join, with a padding taken for written by its
+// interval's end alone: op.Join.padAt).
 //
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
 // CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
@@ -406,8 +406,7 @@
 // replayed (plan.Derived.joinWindowWhy says why in the refusal): a window
 // aggregate beside a side branch with state of its own (an aggregate, a
 // Top-N, a join: a second operator with state after the join, which no
-// replay rebuilds), or beside side branches over a RIGHT join; a cascaded
-// window over a window of the join (a join's
+// replay rebuilds); a cascaded window over a window of the join (a join's
 // job holds one aggregate after it: the inner windows are a relation of
 // their own, read whole); and any window over a regular join, which is
 // refused at planning everywhere (its output has no event time, SPEC
