@@ -211,8 +211,9 @@
 // executor's joinreplay.go). The join emits in event-time order, so what it
 // wrote is what lies below its watermark: f_p is the join's watermark, and
 // an output whose time (its later row's event time, a padding's interval
-// end, a temporal join's left row's time) is below the f of the assignment
-// is not written again (op.JoinReplay). H_p is the oldest row of p of that
+// end or, when that is before the row's own time, the row's time:
+// op.Join.padAt; a temporal join's left row's time) is below the f of the
+// assignment is not written again (op.JoinReplay). H_p is the oldest row of p of that
 // input still in the join's state, held or still able to join (and an
 // outer row's first partner, so that the row is partnered again; for a
 // temporal join's right input each key's current version, which any later
