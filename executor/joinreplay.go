@@ -30,8 +30,10 @@ import (
 // On an assignment with a mark, p's rows from the committed offset on are
 // read again into the join's state; an output whose time is below the
 // mark's f is not written again (op.JoinReplay: a pair when its later row
-// is handled, a padding when its interval ends), nor the late or malformed
-// rows below the mark's e. A revoked partition's rows leave the state.
+// is handled, a padding when its interval ends or, when that is before
+// the row's own time, when the row is handled: op.Join.padAt), nor the
+// late or malformed rows below the mark's e. A revoked partition's rows
+// leave the state.
 //
 // It runs only for joins whose inputs both have event time, neither
 // updating, and whose rows go straight to the job's outputs

@@ -289,10 +289,13 @@ var sessionJoinWindowQueries = []string{
 }
 
 // sideJoinWindowQueries are windows (TUMBLE, SESSION, HOP) over views that
-// are interval (INNER, LEFT) or temporal joins of the Kafka streams l and
-// r, beside side branches over the same view that filter and project the
-// joined rows (SPEC 2.1's first match: the window gets the rows no branch
-// took): planned as one job (ruleFuseJoinWindow with inlineSides), its
+// are interval (INNER, LEFT, RIGHT) or temporal joins of the Kafka streams
+// l and r, beside side branches over the same view that filter and project
+// the joined rows (SPEC 2.1's first match: the window gets the rows no
+// branch took): the RIGHT joins' side branches take padded right rows, of
+// an interval whose upper bound is below 0 (a right row's interval ends
+// before its own time: op.Join.padAt) or above it. Planned as one job
+// (ruleFuseJoinWindow with inlineSides), its
 // commits' f the join's watermark (each pair written once to the side
 // outputs) and the windows that fired while the replay's old pairs went
 // through dropped at the sink (TestJoinWindowSidesReplayAfterKills,
@@ -308,6 +311,13 @@ var sideJoinWindowQueries = []string{
 	"CREATE VIEW j AS SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k;\n" +
 		"SELECT k, ts INTO SIDE 'none' FROM j WHERE rts IS NULL;\n" +
 		"SELECT window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(HOP(TABLE j, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
+	"CREATE VIEW j AS SELECT r.k, l.ts AS lts, r.ts FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '4' SECOND AND r.ts - INTERVAL '1' SECOND;\n" +
+		"SELECT k, ts INTO SIDE 'unpaired' FROM j WHERE lts IS NULL;\n" +
+		"SELECT window_end, COUNT(*) AS n, MAX(lts) AS m FROM TABLE(HOP(TABLE j, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end",
+	"CREATE VIEW j AS SELECT r.k AS rk, l.ts AS lts, r.ts AS t FROM l RIGHT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '3' SECOND;\n" +
+		"SELECT rk, t INTO SIDE 'unpaired' FROM j WHERE lts IS NULL;\n" +
+		"SELECT rk, t, lts INTO SIDE 'even' FROM j WHERE lts % 2 = 0;\n" +
+		"SELECT window_start, window_end, rk, COUNT(*) AS n, COUNT(lts) AS m FROM TABLE(SESSION(TABLE j PARTITION BY rk, DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, rk",
 }
 
 // sideJoinWindowFused reports whether job is a window aggregate planned as
@@ -321,7 +331,9 @@ func sideJoinWindowFused(job *planner.Job) bool {
 // streams in a group, beside side branches over the view, gives over
 // processes killed at random points the windows and side rows of one
 // uninterrupted run, each once (sideJoinWindowQueries). 40 seeds per query
-// (10 with -short).
+// (10 with -short). The RIGHT join with its upper bound below 0 was
+// refused (its padded rows lost after kills) until op.Join.padAt; without
+// it that query fails at seed 1.
 func TestJoinWindowSidesReplayAfterKills(t *testing.T) {
 	replayJoinQueries(t, sideJoinWindowQueries, 40, sideJoinWindowFused, "not planned as one replayed job of the join, its side branches and the window aggregate")
 }

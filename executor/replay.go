@@ -394,8 +394,8 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // aggregate beside side branches fired while they went through,
 // newJoinAggReplay; without side branches an old batch may fire windows
 // the run before did not: the commit's f is the aggregate's watermark, and
-// a RIGHT join's paddings are old by their interval's end, after their
-// time).
+// an outer join's paddings are old by when they were padded, op.Join.padAt,
+// which may be after their time).
 func (r *replay) filter(rt *Step) {
 	if r == nil {
 		return

@@ -105,7 +105,7 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	bj := *both // (LateOutput is the fused job's: ruleBothJoinJob)
 	b.Both, b.Stream, b.Uses = &bj, &js, pm.Uses
 	sides, ok := inlineSides(st, branches, &js, pm, subst)
-	if !ok || len(sides) > 0 && both.Type == plan.RightJoin { // (plan.Derived.joinWindowWhy)
+	if !ok { // (plan.Derived.joinWindowWhy)
 		return st, branches, main
 	}
 	return &js, sides, &b

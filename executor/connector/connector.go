@@ -211,8 +211,9 @@
 // executor's joinreplay.go). The join emits in event-time order, so what it
 // wrote is what lies below its watermark: f_p is the join's watermark, and
 // an output whose time (its later row's event time, a padding's interval
-// end, a temporal join's left row's time) is below the f of the assignment
-// is not written again (op.JoinReplay). H_p is the oldest row of p of that
+// end or, when that is before the row's own time, the row's time:
+// op.Join.padAt; a temporal join's left row's time) is below the f of the
+// assignment is not written again (op.JoinReplay). H_p is the oldest row of p of that
 // input still in the join's state, held or still able to join (and an
 // outer row's first partner, so that the row is partnered again; for a
 // temporal join's right input each key's current version, which any later
@@ -374,9 +375,7 @@
 //   - I5: as for any job.
 //
 // Side branches over the relation beside the window (SPEC 2.1), each a
-// filter and projection of the joined rows, not over a RIGHT join (whose
-// replay loses padded rows when the interval's upper bound is below 0:
-// the join alone too, not fixed yet), are planned in the job (the
+// filter and projection of the joined rows, are planned in the job (the
 // planner's inlineSides) and write each pair they take when the join
 // emits it. Their replay changes f: it is the join's watermark at the
 // commit (not the aggregate's, which is lower by the join's delay), so
@@ -389,10 +388,12 @@
 // rows an operator made of an old batch). FiredBy then refuses nothing,
 // and a window above the commit's watermark fires once, after them
 // (the executor's TestJoinWindowSidesReplayAfterKills, TUMBLE, SESSION
-// and HOP beside one or two side branches over INNER and LEFT interval
-// and LEFT temporal joins, 40 seeds each; it fails with the aggregate's
-// watermark as f, side rows written twice, or without dropping the
-// windows fired by old pairs).
+// and HOP beside one or two side branches over INNER, LEFT and RIGHT
+// interval and LEFT temporal joins, a RIGHT one with its upper bound
+// below 0, 40 seeds each; it fails with the aggregate's watermark as f,
+// side rows written twice, without dropping the windows fired by old
+// pairs, or, over the RIGHT join, with a padding taken for written by its
+// interval's end alone: op.Join.padAt).
 //
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
 // CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
@@ -406,8 +407,7 @@
 // replayed (plan.Derived.joinWindowWhy says why in the refusal): a window
 // aggregate beside a side branch with state of its own (an aggregate, a
 // Top-N, a join: a second operator with state after the join, which no
-// replay rebuilds), or beside side branches over a RIGHT join; a cascaded
-// window over a window of the join (a join's
+// replay rebuilds); a cascaded window over a window of the join (a join's
 // job holds one aggregate after it: the inner windows are a relation of
 // their own, read whole); and any window over a regular join, which is
 // refused at planning everywhere (its output has no event time, SPEC

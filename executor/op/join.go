@@ -1209,7 +1209,8 @@ func (j *Join) expire(ctx context.Context, t int64, all bool) error {
 			sd.index.dropHead(sd.hash.get(k), int32(k)) // (else unlinked when a probe meets it, or purged)
 		}
 		if j.spec.Interval && j.spec.Kind.outer(s) && sd.matches.get(k) == 0 { // (a regular join padded it when handled)
-			if err := j.padOld(ctx, s, k, j.written(s, k, it.t)); err != nil {
+			old := j.replay != nil && j.written(s, k, j.padAt(s, k, it.t)) // (JoinReplay)
+			if err := j.padOld(ctx, s, k, old); err != nil {
 				return err
 			}
 		}

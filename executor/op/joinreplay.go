@@ -20,7 +20,8 @@ type JoinReplay interface {
 	// Written reports whether the outputs that a row of input s at source
 	// position pos makes when the join's watermark passes t (its pairs when
 	// it is handled at its event time t, or its padding when its interval
-	// ends at t) were written by the run before: the join's watermark had
+	// ends at t, or at its own time t when the interval ended before it:
+	// Join.padAt) were written by the run before: the join's watermark had
 	// passed t at that run's last checkpoint (SPEC 2.7: a join emits in
 	// event-time order, so what it wrote is exactly what lies below its
 	// watermark).
@@ -73,6 +74,20 @@ func (j *Join) padOld(ctx context.Context, s, k int, old bool) error {
 		return j.emitOld(ctx, k, -1, vector.Insert, old)
 	}
 	return j.emitOld(ctx, -1, k, vector.Insert, old)
+}
+
+// padAt returns the time in the join's event-time order at which an
+// interval join pads row k of side s, whose interval ends at end (epoch
+// ms): end, or the row's own time when its interval ended before it (a
+// RIGHT join's right row when the upper bound is below 0, a LEFT join's
+// left row when the lower bound is above 0). Such a row is handled at its
+// time, after its interval ended, and padded right then (expire, before
+// the join's watermark passes its time), so a run whose watermark passed
+// end but not the row's time wrote neither its pairs nor its padding
+// (JoinReplay.Written is asked with this time: with end alone, a replay
+// took the padding for written and lost it).
+func (j *Join) padAt(s, k int, end int64) int64 {
+	return max(end, j.side[s].rows.Int(k, j.spec.Time[s]))
 }
 
 // written reports whether the outputs of row k of side s at time t were

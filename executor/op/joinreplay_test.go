@@ -86,7 +86,9 @@ func runSteps(t *testing.T, j Operator, in [2][]testRow, steps []replayStep, d i
 // what one uninterrupted join emits, in its order: no joined or padded row
 // lost or doubled, for every kind, regular (with and without a state TTL)
 // and interval (the Kafka replay of SPEC 2.5; the executor's
-// joinreplay.go).
+// joinreplay.go), the interval's bounds also drawn at random for each seed
+// (intervalBounds: below 0, above 0, around 0, one at 0, equal), where an
+// outer row's interval may end before its own time (Join.padAt).
 func TestJoinReplayAfterACrash(t *testing.T) {
 	specs := joinSpecs
 	for _, spec := range joinSpecs {
@@ -96,8 +98,15 @@ func TestJoinReplayAfterACrash(t *testing.T) {
 		}
 	}
 	randomInputs(300, 23, func(seed int, r *rand.Rand, d int64, in [2][]testRow) {
+		specs := specs
+		lo, hi := intervalBounds(rand.New(rand.NewPCG(uint64(seed), 24)), seed)
+		for _, kind := range []JoinKind{Inner, Left, Right, Full} {
+			spec := joinSpecs[0]
+			spec.Kind, spec.Interval, spec.Lo, spec.Hi = kind, true, lo, hi
+			specs = append(specs[:len(specs):len(specs)], spec)
+		}
 		for _, spec := range specs {
-			name := fmt.Sprintf("seed %d %s interval=%v ttl=%d", seed, spec.Kind, spec.Interval, spec.TTL)
+			name := fmt.Sprintf("seed %d %s interval=%v [%d, %d] ttl=%d", seed, spec.Kind, spec.Interval, spec.Lo, spec.Hi, spec.TTL)
 			open := func(e *logEmitter) replayedOperator {
 				j, err := NewJoin(spec, e, nil)
 				if err != nil {
@@ -108,6 +117,32 @@ func TestJoinReplayAfterACrash(t *testing.T) {
 			crashAndReplay(t, name, r, in, d, open)
 		}
 	})
+}
+
+// intervalBounds draws an interval join's bounds lo <= hi (ms, of the left
+// time minus the right's; genSide's times are about 10 ms apart) from r, of
+// the shape n picks: both below 0, both above, around 0, the upper at 0,
+// the lower at 0, or equal.
+func intervalBounds(r *rand.Rand, n int) (lo, hi int64) {
+	w := 1 + r.Int64N(40)
+	switch n % 6 {
+	case 0:
+		hi = -1 - r.Int64N(30)
+		lo = hi - w
+	case 1:
+		lo = 1 + r.Int64N(30)
+		hi = lo + w
+	case 2:
+		lo, hi = -w, 1+r.Int64N(40)
+	case 3:
+		lo = -w
+	case 4:
+		hi = w
+	default:
+		lo = r.Int64N(61) - 30
+		hi = lo
+	}
+	return lo, hi
 }
 
 // replayedOperator is a two-input operator with a Kafka replay: Join and

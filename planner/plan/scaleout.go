@@ -391,7 +391,8 @@ func (j *Job) JoinAggReplayed() bool {
 // with the relation's event time and WATERMARK): an interval or temporal
 // join whose output is append-only, the aggregate the main query, no
 // Top-N, and side branches, if any, that filter and project the joined
-// rows (statelessSides), not beside a RIGHT join (Derived.joinWindowWhy). It is replayed with the join (the connector package
+// rows (statelessSides; Derived.joinWindowWhy says why not). It is
+// replayed with the join (the connector package
 // doc, "A window aggregate over a join", issue 23 item 6): each input's
 // partitions commit the first row the job read of them, the join emits
 // again, into the aggregate only, the pairs the run before wrote, and a
@@ -404,7 +405,7 @@ func (j *Job) JoinAggReplayed() bool {
 // commit and are dropped at the sink.
 func (j *Job) JoinWindowReplayed() bool {
 	b, m := j.Both, j.Main
-	if b == nil || m == nil || !j.statelessSides() || len(j.Branches) > 0 && b.Type == RightJoin || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+	if b == nil || m == nil || !j.statelessSides() || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
 		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
 		return false
 	}
