@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ type jaGroup struct {
 	store [2]map[int32]ejCommitted // per input, the committed offset and mark of each partition
 	kept  []string                 // the outputs of committed transactions
 	log   []string                 // what happened, for a failure's message
+	// mu: the sources of a job whose inputs are derived relations (a
+	// window TVF's subquery) run on goroutines of their own, each calling
+	// Next, which draws from rng and writes log (a race -race found)
+	mu sync.Mutex
 }
 
 // jaProc is one process: its two sources (SourceHandles of one job), its
@@ -80,6 +85,8 @@ func (x *jaSource) TopicPartitions() (string, int) { return fmt.Sprint("t", x.s)
 // Next implements Source.
 func (x *jaSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	g, pr := x.proc.g, x.proc
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	b.Reset()
 	for p, off := range x.given {
 		x.used[p] = max(x.used[p], off)
