@@ -28,7 +28,11 @@ import (
 // It also refuses, the same way, a row whose time has a window of one of
 // the job's window aggregates or window TVFs that does not fit in an int64
 // (SPEC 2.4, issue 30: aggregate.WindowRangeReason), so that such a row,
-// malformed, does not move the watermark either (SPEC 1, "Bad input").
+// malformed, does not move the watermark either (SPEC 1, "Bad input"). In a
+// part of a relation whose rows carry its watermark (plan.Derived.Stamps)
+// that includes its readers' windows (plan.Job.ReaderWindows, set by
+// derivedSource.start): a row the relation drops (its WHERE, or an UNNEST
+// of nothing) would otherwise move the watermark its readers carry.
 type maxFuture struct {
 	ms    int64
 	hasMs bool       // the stream has 'watermark.max-future' (ms)
@@ -57,6 +61,29 @@ func newMaxFuture(job *plan.Job) *maxFuture {
 	return &maxFuture{ms: ms, hasMs: ok, wins: wins, col: job.Stream.EventTime, rej: make([]int32, 0, vector.Cap)}
 }
 
+// overInput returns m's rule over the input rows of CROSS JOIN UNNEST
+// (unnestSource.refuse), whose first ncols columns are the job's batch's:
+// the windows over those columns (a window over an unnested column is
+// checked on the unnested rows by the assigner alone), nil when m is nil
+// or nothing is left to check. It shares m's scratch-free fields only; the
+// input rows it refuses are not recorded (the assigner refuses the
+// unnested rows themselves).
+func (m *maxFuture) overInput(ncols int) *maxFuture {
+	if m == nil || m.col < 0 || m.col >= ncols {
+		return nil
+	}
+	in := &maxFuture{ms: m.ms, hasMs: m.hasMs, col: m.col}
+	for _, r := range m.wins {
+		if r.col < ncols {
+			in.wins = append(in.wins, r)
+		}
+	}
+	if !in.hasMs && len(in.wins) == 0 {
+		return nil
+	}
+	return in
+}
+
 // winRange is the times whose windows fit in an int64 (window.Range) of one
 // window of a job over its batch column col: a row at another time is
 // malformed.
@@ -76,14 +103,57 @@ func windowRanges(job *plan.Job) []winRange {
 			continue
 		}
 		w := br.Agg.Window
-		r := winRange{col: w.TimeCol, fn: w.Func, name: "event time"}
-		r.lo, r.hi = window.Range(window.KindOf(w.Func), w.Size, w.Slide, w.Offset, w.Gap)
-		if w.TimeCol < len(job.Stream.Columns) {
-			r.name = job.Stream.Columns[w.TimeCol].Name
+		out = addRange(out, job, w)
+	}
+	for _, w := range job.ReaderWindows { // (over the job's event time, the readers' of its relation)
+		if w.TimeCol >= 0 && w.TimeCol < len(job.BatchTypes) {
+			out = addRange(out, job, w)
 		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
+	}
+	return out
+}
+
+// addRange appends the range of window w of job to out, once.
+func addRange(out []winRange, job *plan.Job, w *plan.Window) []winRange {
+	r := winRange{col: w.TimeCol, fn: w.Func, name: "event time"}
+	r.lo, r.hi = window.Range(window.KindOf(w.Func), w.Size, w.Slide, w.Offset, w.Gap)
+	if w.TimeCol < len(job.Stream.Columns) {
+		r.name = job.Stream.Columns[w.TimeCol].Name
+	}
+	if !slices.Contains(out, r) {
+		out = append(out, r)
+	}
+	return out
+}
+
+// readerWindows returns the windows that part, a job of the relation d
+// read by reader (plan.Derived.Parts), must refuse rows by
+// (plan.Job.ReaderWindows): with d.Stamps (the reader's watermark is the
+// one part carries, so a row part drops or expands to none still moves
+// it), the reader's windows over its event time (the relation's, part's
+// own event time projected as it is) and those it got from its own
+// readers, each over part's event time; nil when none.
+func readerWindows(reader, part *plan.Job, d *plan.Derived) []*plan.Window {
+	et := part.Stream.EventTime
+	if !d.Stamps || et < 0 || reader.Stream.EventTime < 0 {
+		return nil
+	}
+	var out []*plan.Window
+	add := func(w *plan.Window) {
+		if w == nil || w.ProcTime || w.TimeCol != reader.Stream.EventTime {
+			return
 		}
+		c := *w
+		c.TimeCol, c.TimeType, c.Partition, c.Of = et, part.Stream.Columns[et].Type, nil, nil
+		out = append(out, &c)
+	}
+	for _, br := range reader.AllBranches() {
+		if br.Agg != nil {
+			add(br.Agg.Window)
+		}
+	}
+	for _, w := range reader.ReaderWindows {
+		add(w)
 	}
 	return out
 }

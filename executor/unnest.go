@@ -47,9 +47,10 @@ type unnestSource struct {
 	// (watermarker.carried; per partition, stampPartsSel) before moving
 	// the watermark by the row itself; cur and set the watermark after the
 	// rows read, per partition (indexed by number; one, 0, when parts is
-	// nil). With 'watermark.max-future' (future, ms; time the event-time
-	// column) an input row more than that above its watermark does not
-	// move it, as the assigner refuses it (maxfuture.go).
+	// nil). refuse is the assigner's rule for refused rows (maxfuture.go,
+	// SPEC 1 and 4: 'watermark.max-future', a window outside int64) over
+	// the input rows (maxFuture.overInput; nil: none): an input row it
+	// refuses moves nothing, as the plain path's assigner refuses it.
 	wm      *expr.Kernel
 	wmCol   int
 	stamps  []int64
@@ -57,9 +58,7 @@ type unnestSource struct {
 	cur     []int64
 	set     []bool
 	parts   connector.PartitionedSource // the input's partitions (SourceHandles.Partitions), nil: none
-	future  int64
-	hasFut  bool
-	time    int
+	refuse  *maxFuture
 }
 
 // carriesWatermark reports whether the unnesting source of job stamps its
@@ -84,9 +83,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 		s.stamps, s.stamped = make([]int64, vector.Cap), make([]bool, vector.Cap)
 		s.cur, s.set = make([]int64, 1), make([]bool, 1)
 		s.parts = in.h.Partitions
-		s.future, s.hasFut = job.Stream.MaxFuture()
-		s.time = job.Stream.EventTime
-		s.hasFut = s.hasFut && s.time >= 0
+		s.refuse = newMaxFuture(job).overInput(s.ncols)
 	}
 	return s, nil
 }
@@ -131,8 +128,9 @@ func (u unnestParts) IdleTimeout() time.Duration { return u.parts.IdleTimeout() 
 
 // stampInput computes the input stream's watermark (its row's partition's,
 // for a partitioned input) before each row of in (stamps, stamped) and
-// after them (cur, set), rows in ascending order; with
-// 'watermark.max-future' a row refused under it moves nothing.
+// after them (cur, set), rows in ascending order; a row the plain path's
+// assigner refuses (refuse: 'watermark.max-future', a window outside
+// int64) moves nothing.
 func (s *unnestSource) stampInput() {
 	if s.wm == nil {
 		return
@@ -141,10 +139,6 @@ func (s *unnestSource) stampInput() {
 		s.stamps, s.stamped = make([]int64, s.in.N), make([]bool, s.in.N)
 	}
 	v := s.wm.Eval(s.in, s.sel)
-	var t *vector.Vec
-	if s.hasFut {
-		t = s.in.Cols[s.time]
-	}
 	for _, i := range s.sel {
 		p := 0
 		if s.parts != nil {
@@ -154,8 +148,8 @@ func (s *unnestSource) stampInput() {
 			}
 		}
 		s.stamps[i], s.stamped[i] = s.cur[p], s.set[p]
-		if t != nil && s.set[p] && !t.Null[i] && tooFarAhead(t.I[i], s.cur[p], s.future) {
-			continue // (refused: maxFuture.tooFar)
+		if s.refuse != nil && s.refuse.tooFar(s.in, i, s.cur[p], s.set[p]) {
+			continue // (refused, as the assigner refuses it)
 		}
 		if !v.Null[i] && (!s.set[p] || v.I[i] > s.cur[p]) {
 			s.cur[p], s.set[p] = v.I[i], true

@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"encoding/csv"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -479,6 +481,142 @@ func TestUnnestPassesWatermarkMaxFuture(t *testing.T) {
 		out, errs, code := runSQLIn(t, t.TempDir(), files, ddl+"SELECT id, x, CURRENT_WATERMARK(ts) AS wm FROM ev CROSS JOIN UNNEST(tags) AS t (x);\n", "--format", "csv")
 		if want := "id,x,wm\n" + strings.Join(wantRows, "\n") + "\n"; code != 0 || out != want {
 			t.Fatalf("seed %d: CURRENT_WATERMARK of the unnested rows: exit %d, got\n%.600s\nwant\n%.600s\n%s", seed, code, out, want, errs)
+		}
+	}
+}
+
+// TestRelationRefusesAsStream (SPEC 1 "Bad input", 2.4, 2.6, 2.10): a
+// window over a relation whose rows carry their stream's watermark (a view
+// of CROSS JOIN UNNEST, or of a WHERE) refuses what the same window over the
+// stream refuses: a row whose time has a window outside BIGINT is
+// malformed and moves no watermark, also when the relation drops it (its
+// ARRAY NULL or empty, its WHERE false) or 'watermark.max-future' refuses
+// it. Before, such a row moved the watermark the relation carries, and
+// every row after it was late. Over random rows, some far ahead and some
+// at times whose windows wrap, the plain path is the reference: the same
+// window over the stream (SUM(CARDINALITY(tags)) for UNNEST, the view's
+// WHERE in the query) gives the same windows, late rows and malformed rows
+// (those with an element, for UNNEST, which gives no row of the others).
+func TestRelationRefusesAsStream(t *testing.T) {
+	const ddl = "CREATE STREAM ev (id BIGINT, tags ARRAY<VARCHAR>, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='ev.json', 'format'='json'%s);\n"
+	const win = "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '2' SECOND))"
+	sortedLines := func(s string) []string {
+		var out []string
+		for l := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
+			if l != "" {
+				out = append(out, l)
+			}
+		}
+		sort.Strings(out[min(1, len(out)):]) // (the header first)
+		return out
+	}
+	// sideIDs returns the ids (first column) of a side output's rows, each
+	// as many times as keep says (0: left out).
+	sideIDs := func(t *testing.T, path string, keep func(id int) int) []string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			return nil
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var ids []string
+		for _, r := range recs[1:] {
+			id := r[0]
+			if recs[0][0] == "stream" { // (errors: stream,position,raw,error, the raw row's id first)
+				id, _, _ = strings.Cut(r[2], ",")
+			}
+			var n int
+			if _, err := fmt.Sscan(id, &n); err != nil {
+				t.Fatalf("%s: %q: %v", path, r, err)
+			}
+			for range keep(n) {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		return ids
+	}
+	for seed := int64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var in strings.Builder
+		ntags := map[int]int{}
+		for id := range 200 {
+			ts := int64(id)*300 + rng.Int63n(5000)
+			switch rng.Intn(12) {
+			case 0:
+				ts = 9223372036854775806 - rng.Int63n(1000) // (its TUMBLE window wraps: malformed)
+			case 1:
+				ts += 3_600_000 // (far ahead: refused under 'watermark.max-future')
+			}
+			tagsJSON := "null"
+			switch n := rng.Intn(5); n {
+			case 0:
+			case 1:
+				tagsJSON = "[]"
+			default:
+				var tags []string
+				for k := range n - 1 {
+					tags = append(tags, fmt.Sprintf("t%d", k))
+				}
+				tagsJSON = `["` + strings.Join(tags, `","`) + `"]`
+				ntags[id] = n - 1
+			}
+			fmt.Fprintf(&in, `{"id":%d,"tags":%s,"ts":%d}`+"\n", id, tagsJSON, ts)
+		}
+		files := map[string]string{"ev.json": in.String()}
+		for _, opt := range []string{"", ", 'watermark.max-future'='10 s'"} {
+			d := fmt.Sprintf(ddl, opt)
+			for _, c := range []struct {
+				name, relation, query, plain string
+				weight                       func(id int) int // (each plain row's rows in the relation)
+				refused                      func(id int) int // (each refused plain row's refused rows of the relation; nil: weight)
+			}{
+				{"UNNEST", "CREATE VIEW v AS SELECT id, x, ts FROM ev CROSS JOIN UNNEST(tags) AS t (x);\n",
+					"SELECT window_start, COUNT(*) AS n FROM " + fmt.Sprintf(win, "v") + " GROUP BY window_start, window_end;\n",
+					"SELECT window_start, SUM(CARDINALITY(tags)) AS n FROM " + fmt.Sprintf(win, "ev") + " GROUP BY window_start, window_end HAVING SUM(CARDINALITY(tags)) > 0;\n",
+					func(id int) int { return ntags[id] }, nil},
+				{"WHERE", "CREATE VIEW v AS SELECT id, ts FROM ev WHERE id % 3 <> 0;\n",
+					"SELECT window_start, COUNT(*) AS n FROM " + fmt.Sprintf(win, "v") + " GROUP BY window_start, window_end;\n",
+					"SELECT window_start, COUNT(*) AS n FROM " + fmt.Sprintf(win, "ev") + " WHERE id % 3 <> 0 GROUP BY window_start, window_end;\n",
+					func(id int) int { return 1 }, nil},
+				{"a WHERE over UNNEST", "CREATE VIEW u AS SELECT id, x, ts FROM ev CROSS JOIN UNNEST(tags) AS t (x);\nCREATE VIEW v AS SELECT id, ts FROM u WHERE id % 3 <> 0;\n",
+					"SELECT window_start, COUNT(*) AS n FROM " + fmt.Sprintf(win, "v") + " GROUP BY window_start, window_end;\n",
+					"SELECT window_start, SUM(CARDINALITY(tags)) AS n FROM " + fmt.Sprintf(win, "ev") + " WHERE id % 3 <> 0 GROUP BY window_start, window_end HAVING SUM(CARDINALITY(tags)) > 0;\n",
+					func(id int) int { return ntags[id] * min(id%3, 1) }, func(id int) int { return ntags[id] }}, // (u's rows are refused before v's WHERE, as the stream's before the plain WHERE)
+			} {
+				dir := t.TempDir()
+				rel, relErrs, code := runSQLIn(t, dir, files, d+c.relation+c.query, "--format", "csv", "--side-dir", filepath.Join(dir, "rel"))
+				if code != 0 {
+					t.Fatalf("seed %d%s, %s: the window over the relation: exit %d\n%s", seed, opt, c.name, code, relErrs)
+				}
+				plain, plainErrs, code := runSQLIn(t, dir, files, d+c.plain, "--format", "csv", "--side-dir", filepath.Join(dir, "plain"))
+				if code != 0 {
+					t.Fatalf("seed %d%s, %s: the window over the stream: exit %d\n%s", seed, opt, c.name, code, plainErrs)
+				}
+				if g, w := sortedLines(rel), sortedLines(plain); strings.Join(g, "\n") != strings.Join(w, "\n") {
+					t.Fatalf("seed %d%s, %s: windows over the relation\n%v\nwant those over the stream\n%v\n%s", seed, opt, c.name, g, w, relErrs)
+				}
+				late := sideIDs(t, filepath.Join(dir, "plain", "late.csv"), c.weight)
+				if g := sideIDs(t, filepath.Join(dir, "rel", "late.csv"), func(int) int { return 1 }); strings.Join(g, " ") != strings.Join(late, " ") {
+					t.Fatalf("seed %d%s, %s: late rows of the relation %v, want those over the stream %v", seed, opt, c.name, g, late)
+				}
+				refused := c.refused
+				if refused == nil {
+					refused = c.weight
+				}
+				bad := sideIDs(t, filepath.Join(dir, "plain", "errors.csv"), refused) // (UNNEST refuses each unnested row of a refused row)
+				if g := sideIDs(t, filepath.Join(dir, "rel", "errors.csv"), func(int) int { return 1 }); strings.Join(g, " ") != strings.Join(bad, " ") {
+					t.Fatalf("seed %d%s, %s: malformed rows of the relation %v, want those over the stream %v", seed, opt, c.name, g, bad)
+				}
+				if len(bad) == 0 {
+					t.Fatalf("seed %d%s, %s: no row refused: the test checks nothing of them", seed, opt, c.name)
+				}
+			}
 		}
 	}
 }

@@ -16,7 +16,11 @@
 // How it works: the scripts run through an engine session (internal/session)
 // whose frontend records each job instead of running it, so the catalog, the
 // pending side branches, RUN and the end-of-script jobs are exactly the
-// engine's (which branches share a job, in which order). Each branch is then
+// engine's (which branches share a job, in which order). A file read by its
+// quoted name (FROM 'x.csv', SPEC 1), in a query or in any view, WITH name or
+// subquery, is a table of its own named by the path, declared once with its
+// inferred columns (the session keeps its stream: session.Session.KeepFiles).
+// Each branch is then
 // printed from its parsed statement (the TiDB AST the parser gives, with its
 // Casts, Joins and Window annotations), not from its source text: printing
 // from the AST round-trips reliably because every operator is printed fully

@@ -197,6 +197,15 @@ func Export(inputs []Input, opt Options) (string, []Difference, error) {
 	sess := session.New(nil, rec)
 	rec.sess = sess
 	sess.GoFed = true // a 'go' stream exports as a table to replace (a difference), not an error
+	// FROM 'x.csv' (SPEC 1), also in a view, WITH name or subquery: a table
+	// of its own, as a declared stream's, which the printer finds later
+	sess.KeepFiles = func(cs *parser.CreateStream) {
+		if c := sess.Cat.Lookup(cs.Name); c != nil && x.byCat[c] == nil {
+			d := &streamDecl{st: c, script: rec.cur, decl: cs}
+			x.streams = append(x.streams, d)
+			x.byCat[c] = d
+		}
+	}
 	x.cat, x.funcs = sess.Cat, sess.Funcs
 	ctx := context.Background()
 	for _, in := range inputs {

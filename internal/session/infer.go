@@ -99,6 +99,10 @@ func (s *Session) fileStream(dir, path string, pos int) (func(), error) {
 	if err := s.createStream(dir, cs); err != nil {
 		return nil, err
 	}
+	if s.KeepFiles != nil {
+		s.KeepFiles(cs)
+		return func() {}, nil
+	}
 	return func() { s.Cat.Drop(path) }, nil
 }
 

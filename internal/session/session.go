@@ -94,6 +94,13 @@ type Session struct {
 	// GoFed allows streams WITH ('connector'='go'), which only Go code can feed
 	// (the package streamql sets it; the command line cannot push rows).
 	GoFed bool
+	// KeepFiles, when set, keeps the stream declared for a file read by
+	// its quoted name (FROM 'x.csv', SPEC 1) in the catalog after the
+	// statement, so a later statement and the caller see it, and is called
+	// with its declaration once, when it is declared (streamql export
+	// --flink prints it as a table). nil: such a stream lives for its
+	// statement only.
+	KeepFiles func(*parser.CreateStream)
 	// Funcs are the session's user-defined functions (SPEC 2.10): Go
 	// functions registered by the library, CREATE FUNCTION's WASM modules.
 	Funcs *functions.Registry

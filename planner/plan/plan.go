@@ -134,6 +134,15 @@ type Job struct {
 	// is then UnnestedStream's relation (the inner stream's columns, then the
 	// new ones).
 	Unnest *Unnest
+	// ReaderWindows are the windows of the jobs reading the relation this
+	// job is a part of (Derived.Parts with Derived.Stamps, SPEC 2.6) over
+	// its event time, whose rows carry this job's watermark: each a copy
+	// with TimeCol the job's Stream.EventTime. A row whose time has such a
+	// window outside int64 is malformed here too and moves no watermark
+	// (SPEC 1, 2.4), as over the stream itself. The planner leaves it nil:
+	// the executor sets it on its copy of a part for the reader it runs for
+	// (a view's parts are planned once for all its readers).
+	ReaderWindows []*Window
 	// Fanout offers every row of the stream to every branch, each taking the
 	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
 	// branches of a relation's GROUP BY planned over its stream, each with

@@ -16,3 +16,10 @@ SELECT k, p, rn FROM ranked_bids WHERE rn <= 2;
 SELECT u.name, b.p AS top_bid
   FROM users u JOIN ranked_bids b ON u.k = b.k
   WHERE b.rn = 1;
+
+-- The same over a file read by its quoted name (SPEC 1): the view keeps the
+-- file's stream for the readers that plan it.
+CREATE VIEW cheapest AS
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price) AS rn FROM 'offers.csv';
+
+SELECT item, price FROM cheapest WHERE rn = 1;
