@@ -17,15 +17,16 @@ import (
 //
 // The rows travel in groups of up to groupBatches batches (fewer hand-offs),
 // and only groups groups exist (prefetchGroups for Prefetch), reused: memory
-// stays bounded (16 batches of vector.Cap rows an Ahead reader, 64 for
-// Prefetch: about 4 MB for 3 columns), and the producer waits when all are
+// stays bounded (16 batches of vector.Cap rows an Ahead reader, 32 for
+// Prefetch: about 2 MB for 3 columns), and the producer waits when all are
 // full. Four groups, not two, absorb the jitter of two goroutines of
 // similar speed (measured on 2 cores: 0.58 s instead of 0.80 s for 10M rows);
-// sixteen, about 3 ms of decoding, absorb a third goroutine's (an updating
+// eight, about 1.5 ms of decoding, absorb a third goroutine's (an updating
 // output's encoder, cmd/streamql/render/changeenc.go): with four, the
 // producer and the encoder took turns on one CPU while the job's goroutine
-// waited for either (the unbounded GROUP BY: 0.83 s instead of 0.64 s for 10M
-// rows, docs/performance.md). Groups are handed over through
+// waited for either (the unbounded GROUP BY: 0.83 s instead of 0.67 s for 10M
+// rows, docs/performance.md; sixteen were no faster, and cost a Top-N job
+// 8 MiB more of peak RSS). Groups are handed over through
 // channels in order, so the output order is the input order. A source's
 // VARCHAR values and Raw texts are valid only until its next Next, so the
 // producer copies them into memory of the group before it decodes more (a few
@@ -36,7 +37,7 @@ import (
 
 const (
 	groups         = 4
-	prefetchGroups = 16
+	prefetchGroups = 8
 	groupBatches   = 4
 	arenaSize      = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
 )

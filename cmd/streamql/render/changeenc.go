@@ -40,7 +40,7 @@ const encBatches = 4
 // the encoder), a hand-off that finds its goroutine's partner waiting for
 // a CPU stalls it: small batches stalled the job's goroutine often enough
 // that the three ran as if two of them shared one CPU (docs/performance.md,
-// "hand-offs of the unbounded GROUP BY's pipeline"). Memory: 4 batches of
+// "The unbounded GROUP BY's three goroutines"). Memory: 4 batches of
 // 32,768 rows, about 0.6 MB for two BIGINT columns. (A variable: tests
 // make it small, so that batches fill up and are waited for.)
 var encRows = 32 * session.BatchCap
@@ -146,21 +146,7 @@ func (s *sink) encodeChange(p *session.Part) error {
 // newEncColumns returns empty columns of types (changeCopyable) with room
 // for encRows rows each.
 func newEncColumns(types []catalog.Type) *session.Columns {
-	rows := session.NewColumns(types)
-	for _, v := range rows.Cols {
-		v.Null = make([]bool, encRows)
-		switch v.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			v.I = make([]int64, encRows)
-		case catalog.Double:
-			v.F = make([]float64, encRows)
-		case catalog.Boolean:
-			v.B = make([]bool, encRows)
-		case catalog.Varchar:
-			v.S = make([][]byte, encRows)
-		}
-	}
-	return rows
+	return session.NewColumnsRows(types, encRows)
 }
 
 // add copies rows sel of p after b's rows, column by column, with their
