@@ -41,7 +41,7 @@ const encBatches = 4
 // a CPU stalls it: small batches stalled the job's goroutine often enough
 // that the three ran as if two of them shared one CPU (docs/performance.md,
 // "The unbounded GROUP BY's three goroutines"). Memory: 4 batches of
-// 32,768 rows, about 0.6 MB for two BIGINT columns. (A variable: tests
+// 32,768 rows, about 0.6 MB each for two BIGINT columns. (A variable: tests
 // make it small, so that batches fill up and are waited for.)
 var encRows = 32 * session.BatchCap
 
