@@ -16,10 +16,17 @@ import (
 // next rows while the job's goroutine routes and encodes the previous ones.
 //
 // The rows travel in groups of up to groupBatches batches (fewer hand-offs),
-// and only groups groups exist, reused: memory stays bounded (16 batches of
-// vector.Cap rows), and the producer waits when all are full. Four groups, not
-// two, absorb the jitter of two goroutines of similar speed (measured on 2
-// cores: 0.58 s instead of 0.80 s for 10M rows). Groups are handed over through
+// and only groups groups exist (prefetchGroups for Prefetch), reused: memory
+// stays bounded (16 batches of vector.Cap rows an Ahead reader, 32 for
+// Prefetch: about 2 MB for 3 columns), and the producer waits when all are
+// full. Four groups, not two, absorb the jitter of two goroutines of
+// similar speed (measured on 2 cores: 0.58 s instead of 0.80 s for 10M rows);
+// eight, about 1.5 ms of decoding, absorb a third goroutine's (an updating
+// output's encoder, cmd/streamql/render/changeenc.go): with four, the
+// producer and the encoder took turns on one CPU while the job's goroutine
+// waited for either (the unbounded GROUP BY: 0.83 s instead of 0.67 s for 10M
+// rows, docs/performance.md; sixteen were no faster, and cost a Top-N job
+// 8 MiB more of peak RSS). Groups are handed over through
 // channels in order, so the output order is the input order. A source's
 // VARCHAR values and Raw texts are valid only until its next Next, so the
 // producer copies them into memory of the group before it decodes more (a few
@@ -29,9 +36,10 @@ import (
 // at a time; Position is called on the job's goroutine meanwhile.
 
 const (
-	groups       = 4
-	groupBatches = 4
-	arenaSize    = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
+	groups         = 4
+	prefetchGroups = 8
+	groupBatches   = 4
+	arenaSize      = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
 )
 
 // group is what the producer decoded: batches b[:n], each with its malformed
@@ -60,7 +68,7 @@ func (g *group) detach(k int) {
 // ctx's; only after the producer has stopped, so the caller may close the
 // source.
 func Prefetch(ctx context.Context, types []catalog.Type, noText bool, src connector.Source, feed Feed) error {
-	a := NewAhead(src, types, AheadOptions{NoText: noText})
+	a := NewAhead(src, types, AheadOptions{NoText: noText, groups: prefetchGroups})
 	defer a.Close()
 	for {
 		b, bad, err := a.Next()
@@ -88,6 +96,9 @@ type AheadOptions struct {
 	// malformed rows' raw texts (vector.Batch.OwnStrings,
 	// records.OwnRaw) before it calls the source again.
 	Owned bool
+	// groups is how many groups the reader has (0: groups; Prefetch:
+	// prefetchGroups).
+	groups int
 }
 
 // Ahead reads a source on a producer goroutine of its own, ahead of its
@@ -109,22 +120,31 @@ type Ahead struct {
 // The caller takes them by Next and must call Close (which waits for the
 // producer to stop) before it closes src.
 func NewAhead(src connector.Source, types []catalog.Type, o AheadOptions) *Ahead {
-	a := &Ahead{free: make(chan *group, groups), full: make(chan *group, groups), stop: make(chan struct{}), stopped: make(chan struct{})}
-	for range groups {
-		g := &group{}
-		for k := range g.b {
-			g.b[k] = vector.NewBatch(types)
-			g.b[k].NoText = o.NoText
-			for _, v := range g.b[k].Cols {
-				if v.Type == catalog.Varchar {
-					v.Arena = make([]byte, 0, arenaSize) // grows for longer text
-				}
-			}
-		}
-		a.free <- g
+	n := o.groups
+	if n == 0 {
+		n = groups
+	}
+	a := &Ahead{free: make(chan *group, n), full: make(chan *group, n), stop: make(chan struct{}), stopped: make(chan struct{})}
+	for range n {
+		a.free <- newGroup(types, o.NoText)
 	}
 	go a.produce(src, o.Owned)
 	return a
+}
+
+// newGroup returns a group of empty batches of types (their NoText noText).
+func newGroup(types []catalog.Type, noText bool) *group {
+	g := &group{}
+	for k := range g.b {
+		g.b[k] = vector.NewBatch(types)
+		g.b[k].NoText = noText
+		for _, v := range g.b[k].Cols {
+			if v.Type == catalog.Varchar {
+				v.Arena = make([]byte, 0, arenaSize) // grows for longer text
+			}
+		}
+	}
+	return g
 }
 
 // produce is the producer goroutine: it fills free groups from src until

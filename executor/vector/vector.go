@@ -51,20 +51,25 @@ type Vec struct {
 }
 
 // NewVec returns a vector of type t with room for Cap rows.
-func NewVec(t catalog.Type) *Vec {
-	v := &Vec{Type: t, Null: make([]bool, Cap)}
+func NewVec(t catalog.Type) *Vec { return NewVecRows(t, Cap) }
+
+// NewVecRows returns a vector of type t with room for n rows (n > 0): a
+// batch's own vectors hold Cap (NewVec); a buffer of more rows, such as the
+// changelog encoder's (cmd/streamql/render), holds more.
+func NewVecRows(t catalog.Type, n int) *Vec {
+	v := &Vec{Type: t, Null: make([]bool, n)}
 	switch t {
 	case catalog.BigInt, catalog.Timestamp:
-		v.I = make([]int64, Cap)
+		v.I = make([]int64, n)
 	case catalog.Double:
-		v.F = make([]float64, Cap)
+		v.F = make([]float64, n)
 	case catalog.Boolean:
-		v.B = make([]bool, Cap)
+		v.B = make([]bool, n)
 	case catalog.Varchar:
-		v.S = make([][]byte, Cap)
+		v.S = make([][]byte, n)
 	default: // Unknown: a NULL-only vector; or a nested type
 		if t.IsNested() {
-			v.initNested(Cap)
+			v.initNested(n)
 		}
 	}
 	return v

@@ -83,6 +83,17 @@ const BatchCap = vector.Cap
 // NewColumns returns an empty batch of columns of types (vector.NewBatch).
 func NewColumns(types []catalog.Type) *Columns { return vector.NewBatch(types) }
 
+// NewColumnsRows returns empty columns of types with room for n rows each
+// (vector.NewVecRows; NewColumns holds BatchCap): a buffer of many rows,
+// as the changelog encoder's (cmd/streamql/render).
+func NewColumnsRows(types []catalog.Type, n int) *Columns {
+	b := &Columns{Cols: make([]*vector.Vec, len(types))}
+	for c, t := range types {
+		b.Cols[c] = vector.NewVecRows(t, n)
+	}
+	return b
+}
+
 // RowKind is the change kind of an output row (SPEC 2.8, Flink's RowKind:
 // +I, -U, +U, -D; its String is that text).
 type RowKind = vector.RowKind

@@ -29,9 +29,21 @@ import (
 // call that hands it rows or waits for it.
 
 // encBatches is how many batches of copied rows a changeStage has: one
-// the job's goroutine fills while the encoder encodes another, and one
+// the job's goroutine fills while the encoder encodes another, and two
 // waiting between them.
-const encBatches = 3
+const encBatches = 4
+
+// encRows is how many rows an encBatch holds: 32 of the job's batches (a
+// GROUP BY's -U/+U rows of 16 input batches), so that the job's goroutine
+// and the encoder hand a batch over about every millisecond, not every
+// 30 µs. With three goroutines on two CPUs (the file's decoder, the job's,
+// the encoder), a hand-off that finds its goroutine's partner waiting for
+// a CPU stalls it: small batches stalled the job's goroutine often enough
+// that the three ran as if two of them shared one CPU (docs/performance.md,
+// "The unbounded GROUP BY's three goroutines"). Memory: 4 batches of
+// 32,768 rows, about 0.6 MB each for two BIGINT columns. (A variable: tests
+// make it small, so that batches fill up and are waited for.)
+var encRows = 32 * session.BatchCap
 
 // changeStage is the encoder goroutine of a sink and its batches.
 type changeStage struct {
@@ -41,12 +53,18 @@ type changeStage struct {
 	out  int            // batches sent to the encoder and not back
 	cur  *encBatch      // the batch being filled (nil: none)
 	err  error          // the first write error the encoder met
+	// proto and types make the batches, made is how many were made: a
+	// batch is made when none is free and fewer than encBatches exist (a
+	// short output needs one)
+	proto encBatch
+	types []catalog.Type
+	made  int
 	// maxLine and one are the encoder's own (sink.maxLine, sink.buf)
 	maxLine int
 	one     []byte
 }
 
-// encBatch is up to session.BatchCap rows of stdout's main output, copied:
+// encBatch is up to encRows rows of stdout's main output, copied:
 // their values (one vector per column of t.cols) and kinds.
 type encBatch struct {
 	t     *target
@@ -101,9 +119,8 @@ func (s *sink) encodeChange(p *session.Part) error {
 			types[c] = col.Type
 			ints = ints && col.Type == catalog.BigInt
 		}
-		for range encBatches {
-			e.free = append(e.free, &encBatch{t: s.outs[0], d: s.line.delim(), rows: session.NewColumns(types), kinds: make([]session.RowKind, session.BatchCap), ints: ints})
-		}
+		e.proto = encBatch{t: s.outs[0], d: s.line.delim(), ints: ints}
+		e.types = types
 		s.enc = e
 		go e.run()
 	}
@@ -116,14 +133,20 @@ func (s *sink) encodeChange(p *session.Part) error {
 				return e.err
 			}
 		}
-		n := min(len(sel), session.BatchCap-b.n)
+		n := min(len(sel), encRows-b.n)
 		b.add(p, sel[:n])
 		sel = sel[n:]
-		if b.n == session.BatchCap {
+		if b.n == encRows {
 			e.send()
 		}
 	}
 	return e.err
+}
+
+// newEncColumns returns empty columns of types (changeCopyable) with room
+// for encRows rows each.
+func newEncColumns(types []catalog.Type) *session.Columns {
+	return session.NewColumnsRows(types, encRows)
 }
 
 // add copies rows sel of p after b's rows, column by column, with their
@@ -239,9 +262,16 @@ func changeCopyable(t catalog.Type) bool {
 	return false
 }
 
-// take returns a batch to fill, waiting for the encoder to give one back
-// when none is free; nil after a write error.
+// take returns a batch to fill (made when none is free and fewer than
+// encBatches exist), waiting for the encoder to give one back when none is
+// free; nil after a write error.
 func (e *changeStage) take() *encBatch {
+	if len(e.free) == 0 && e.made < encBatches {
+		b := e.proto
+		b.rows, b.kinds = newEncColumns(e.types), make([]session.RowKind, encRows)
+		e.free = append(e.free, &b)
+		e.made++
+	}
 	for len(e.free) == 0 {
 		e.done(<-e.back)
 	}

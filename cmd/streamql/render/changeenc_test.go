@@ -28,6 +28,7 @@ import (
 // log), through stdout buffers of 16 bytes to 64 KiB. After each batch the
 // vectors its chunks pointed at are overwritten (as an operator reuses
 // them), so a row the encoder read from them instead of its copy shows.
+// The encoder's batches hold 1, 7, 1024 or (as by default) 32,768 rows.
 func TestChangeEncoderAsSink(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // (the encoder runs on 2 CPUs or more)
 	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}, {Name: "s", Type: catalog.Varchar},
@@ -47,6 +48,8 @@ func TestChangeEncoderAsSink(t *testing.T) {
 		format := []string{"csv", "tsv", "json"}[seed%3]
 		sideDir := seed%2 == 0
 		size := []int{16, 100, 4096, 64 << 10}[seed/6%4]
+		defer func(n int) { encRows = n }(encRows)
+		encRows = []int{1, 7, 1024, 32 * vector.Cap}[seed/2%4] // (batches that fill up and wait for the encoder; the default)
 		run := func(off bool) (string, string, string, []OutputRows) {
 			changeEncodeOff = off
 			defer func() { changeEncodeOff = false }()
