@@ -155,9 +155,7 @@ func (t *tee) closeSource() {
 // charging its bytes (t.mu held).
 func (t *tee) enqueue() error {
 	if t.types == nil {
-		for _, c := range t.pb.Cols {
-			t.types = append(t.types, c.Type)
-		}
+		t.types = batchTypes(t.pb)
 	}
 	var err error
 	for _, q := range t.queues {

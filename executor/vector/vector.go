@@ -304,12 +304,7 @@ func (b *Batch) AppendRows(src *Batch, from, to int) {
 		}
 		copy(d.Null[off:], s.Null[from:to])
 		switch {
-		case d.I != nil:
-			copy(d.I[off:], s.I[from:to])
-		case d.F != nil:
-			copy(d.F[off:], s.F[from:to])
-		case d.B != nil:
-			copy(d.B[off:], s.B[from:to])
+		case d.CopyFixedRange(off, s, from, to):
 		case d.S != nil:
 			for i := from; i < to; i++ {
 				if !s.Null[i] {
@@ -337,6 +332,24 @@ func (b *Batch) AppendRows(src *Batch, from, to int) {
 		clear(b.Kinds[off : off+n]) // (Insert)
 	}
 	b.N = off + n
+}
+
+// CopyFixedRange copies the values of rows [from, to) of src (same type)
+// into v's rows from at on, when they are fixed-width (BIGINT, TIMESTAMP,
+// DOUBLE, BOOLEAN), and reports whether they were: text and nested values
+// (false) are left to the caller, as are the NULL flags. v must have room.
+func (v *Vec) CopyFixedRange(at int, src *Vec, from, to int) bool {
+	switch {
+	case v.I != nil:
+		copy(v.I[at:], src.I[from:to])
+	case v.F != nil:
+		copy(v.F[at:], src.F[from:to])
+	case v.B != nil:
+		copy(v.B[at:], src.B[from:to])
+	default:
+		return false
+	}
+	return true
 }
 
 // KindAt returns row i's change kind: Insert when b carries none (an

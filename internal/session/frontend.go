@@ -131,6 +131,14 @@ func Retracts(k RowKind) bool { return k.Retracts() }
 // src's types (vector.Batch.AppendRows).
 func AppendRows(dst, src *Columns, from, to int) { dst.AppendRows(src, from, to) }
 
+// CopyFixedRange copies the fixed-width values of rows [from, to) of column
+// src into column d's rows from at on and reports whether they were
+// fixed-width (vector.Vec.CopyFixedRange: NULL flags, text and nested
+// values are the caller's).
+func CopyFixedRange(d *vector.Vec, at int, src *vector.Vec, from, to int) bool {
+	return d.CopyFixedRange(at, src, from, to)
+}
+
 // ResetColumns empties b for reuse, keeping its memory (vector.Batch.Reset).
 func ResetColumns(b *Columns) { b.Reset() }
 

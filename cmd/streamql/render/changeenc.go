@@ -232,14 +232,7 @@ func (b *encBatch) addRun(p *session.Part, s0, m int) bool {
 	for c, v := range p.Cols {
 		d := b.rows.Cols[c]
 		copy(d.Null[at:at+m], v.Null[s0:s0+m])
-		switch d.Type {
-		case catalog.BigInt, catalog.Timestamp:
-			copy(d.I[at:at+m], v.I[s0:s0+m])
-		case catalog.Double:
-			copy(d.F[at:at+m], v.F[s0:s0+m])
-		case catalog.Boolean:
-			copy(d.B[at:at+m], v.B[s0:s0+m])
-		}
+		session.CopyFixedRange(d, at, v, s0, s0+m)
 	}
 	if p.Kinds == nil {
 		kinds := b.kinds[at : at+m]
