@@ -391,7 +391,8 @@ func (j *Job) JoinAggReplayed() bool {
 // with the relation's event time and WATERMARK): an interval or temporal
 // join whose output is append-only, the aggregate the main query, no
 // Top-N, and side branches, if any, that filter and project the joined
-// rows (statelessSides; Derived.joinWindowWhy says why not). It is
+// rows or aggregate them (joinWindowSides; Derived.joinWindowWhy says
+// why not). It is
 // replayed with the join (the connector package
 // doc, "A window aggregate over a join", issue 23 item 6): each input's
 // partitions commit the first row the job read of them, the join emits
@@ -400,12 +401,13 @@ func (j *Job) JoinAggReplayed() bool {
 // (the mark's f) gets none of them: it fired (I4; a SESSION rebuilt so
 // is dropped when it fires). With side branches the mark's f is the join's
 // watermark instead (each pair below it was written to their outputs, so
-// the join emits it again as old, for the aggregate only), and the
-// windows that fire while those old pairs go through fired before the
-// commit and are dropped at the sink.
+// the join emits it again as old, for the aggregates only: the main
+// window's and the side branches'), and the windows that fire while those
+// old pairs go through fired before the commit and are dropped at the
+// sink, as an updating side aggregate's changes of them are never made.
 func (j *Job) JoinWindowReplayed() bool {
 	b, m := j.Both, j.Main
-	if b == nil || m == nil || !j.statelessSides() || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+	if b == nil || m == nil || !j.joinWindowSides() || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
 		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
 		return false
 	}
@@ -413,13 +415,29 @@ func (j *Job) JoinWindowReplayed() bool {
 	return a != nil && a.Window != nil && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
-// statelessSides reports whether every side branch of job j keeps no
-// state and writes each row it takes when it takes it: a filter and
-// projection (no aggregate, rank operator, join, UNNEST or LIMIT); true
-// for a job without side branches.
-func (j *Job) statelessSides() bool {
+// joinWindowSides reports whether every side branch of job j is one the
+// replay of a window over a join rebuilds (JoinWindowReplayed): a filter
+// and projection, which keeps no state and writes each row it takes when
+// it takes it, or an aggregate of the joined rows in the job's aggregate
+// operator (the planner's fuseSideAgg): a TUMBLE, HOP, CUMULATE or
+// SESSION aggregate (not cascaded) on the job's event time, or an updating
+// GROUP BY or global aggregate without mini-batch or
+// 'table.exec.state.ttl' (its clock behind a join is processing time);
+// no rank operator, join, UNNEST or LIMIT. True for a job without side
+// branches.
+func (j *Job) joinWindowSides() bool {
 	for _, b := range j.Branches {
-		if b.Agg != nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 {
+		if b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 {
+			return false
+		}
+		a := b.Agg
+		if a == nil {
+			continue
+		}
+		if !a.Grouped || a.MiniBatch || a.StateTTL > 0 {
+			return false
+		}
+		if w := a.Window; w != nil && (a.Updating || w.Of != nil || w.ProcTime) || w == nil && !a.Updating {
 			return false
 		}
 	}
