@@ -412,7 +412,12 @@
 // TestJoinWindowStatefulSidesReplayAfterKills (an updating GROUP BY, a
 // global aggregate, a HOP and a SESSION beside TUMBLE, SESSION and HOP
 // windows over INNER, LEFT and RIGHT interval and LEFT temporal joins, 40
-// seeds each; it fails when the windows fired by old pairs are written).
+// seeds each; it fails when the windows fired by old pairs are written),
+// and tests/kafka_joinreplay_test.go's
+// TestKafkaJoinWindowSidesCrashesExactlyOnce (the crash harness: a TUMBLE
+// over a RIGHT interval join whose upper bound is below 0, beside a side
+// branch of its padded rows and a side HOP aggregate, SIGKILLed at random
+// moments, against the reference's rows; it fails the same way).
 //
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
 // CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
