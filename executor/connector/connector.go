@@ -432,9 +432,12 @@
 // aggregate beside a side branch with state of its own other than the
 // aggregates above (an event-time join, a mini-batch aggregate: state
 // after the join that this replay does not rebuild; a Top-N is the main
-// query's only); a cascaded window over a window of the join (a join's
-// job holds one aggregate after it: the inner windows are a relation of
-// their own, read whole); and any window over a regular join, which is
+// query's only); a cascaded window over a window of the join (the outer
+// windows hold inner windows that fired before a crash, which an exact
+// replay would fire again from the old pairs into the outer windows only,
+// with the join's watermark as f as beside side branches; but a job runs
+// one aggregate operator after its join, so the inner windows are a
+// relation of their own, read whole, as over one stream); and any window over a regular join, which is
 // refused at planning everywhere (its output has no event time, SPEC
 // 2.7).
 //

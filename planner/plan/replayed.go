@@ -99,7 +99,7 @@ func (d *Derived) joinWindowWhy(j *Job) string {
 	}
 	switch {
 	case m.Agg.Window.Of != nil:
-		return d.Name + " is a window aggregate over a join, and a cascaded window over it is not replayed: a join's replayed job holds at most one aggregate after the join, so " + d.Name + "'s windows are a relation of their own, whose job reads the topics whole and commits nothing, and no replay rebuilds a second aggregate's windows from the pairs the join writes again"
+		return d.Name + " is a window aggregate over a join, and a cascaded window over it is not replayed: the outer windows hold " + d.Name + "'s windows that fired before a crash, so a restart would have to fire those again into the outer windows only, from the pairs the join writes again; but a job runs one aggregate operator after a join, so " + d.Name + "'s windows are a relation of their own, whose job reads the topics whole and commits nothing (so is a cascaded window over one stream's windows); where the aggregates allow it (a TUMBLE whose size is a multiple of the inner one's, with COUNT, SUM, MIN or MAX), write the outer window over the join directly, which is replayed"
 	case len(j.Branches) > 0:
 		return d.Name + " is a join, and a window over it is replayed beside side branches only when each filters and projects the joined rows or aggregates them by a window on " + d.Name + "'s event time or an updating GROUP BY without mini-batch: a side branch's own join, or any other aggregate, would be state after the join that no replay rebuilds; write that side branch as a query of its own over the join of the two streams"
 	}
