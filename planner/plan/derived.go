@@ -217,8 +217,12 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 		sub := part.Tree()
 		outMap := j.DerivedOutputs[part]
 		id := map[int]int{}
+		drop := t.sharedReads(sub, id)
 		var mainIn []Input
 		for _, n := range sub.Nodes {
+			if drop[n.ID] {
+				continue
+			}
 			if n.Kind == NodeSink && n.Output == 0 && part.Main != nil {
 				for _, in := range n.Inputs {
 					mainIn = append(mainIn, Input{Node: id[in.Node], Port: in.Port})
@@ -247,9 +251,61 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 			t.add(&c)
 			id[n.ID] = c.ID
 		}
+		for st, tee := range sub.tees { // (the first read of a fanned-out stream: later parts and readers read its Tee)
+			if t.tees[st] == nil {
+				if t.tees == nil {
+					t.tees = map[*catalog.Stream]*Node{}
+				}
+				t.tees[st] = t.Nodes[id[tee.ID]-1]
+			}
+		}
 		outs = append(outs, mainIn...)
 	}
 	return outs
+}
+
+// sharedReads maps each Tee node of sub (a part's tree, derivedTree) whose
+// stream t already has a Tee for (Tree.tees: another part, or a reader
+// added before, read it) to that node in id, and returns the nodes of sub
+// to leave out: those Tees, the Scan and Decode they read, and the nodes
+// reading only those (the Decode's errors Sink). So a stream the job reads
+// once and fans out (Job.Tees) is one Scan in EXPLAIN whatever the number
+// of parts, views and WITH names that read it (issue 22 item 1, the DAG);
+// a stream each read opens on its own keeps a Scan per read.
+func (t *Tree) sharedReads(sub *Tree, id map[int]int) map[int]bool {
+	drop := map[int]bool{}
+	up := map[int]bool{} // the nodes before a dropped Tee
+	var mark func(n *Node)
+	mark = func(n *Node) {
+		for _, in := range n.Inputs {
+			if !up[in.Node] {
+				up[in.Node], drop[in.Node] = true, true
+				mark(sub.Nodes[in.Node-1])
+			}
+		}
+	}
+	for st, tee := range sub.tees {
+		if have := t.tees[st]; have != nil {
+			id[tee.ID], drop[tee.ID] = have.ID, true
+			mark(tee)
+		}
+	}
+	if len(drop) == 0 {
+		return drop
+	}
+	for _, n := range sub.Nodes {
+		if drop[n.ID] || len(n.Inputs) == 0 {
+			continue
+		}
+		only := true
+		for _, in := range n.Inputs {
+			only = only && up[in.Node]
+		}
+		if only {
+			up[n.ID], drop[n.ID] = true, true
+		}
+	}
+	return drop
 }
 
 // derivedText is the Scan line of a derived relation.
