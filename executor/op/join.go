@@ -1575,11 +1575,13 @@ func (j *Join) gather(ctx context.Context, b *vector.Batch) error {
 		j.side[1].rows.gatherPassed(j.outB, at, len(j.spec.Types[0]), j.selR, j.spec.Pass[1], true)
 	}
 	gatherSel(j.outB.Pos[at:at+n], b.Pos, j.selL, from)
-	copy(j.from[0][at:at+n], j.outB.Pos[at:at+n])
-	if t := j.table; t != nil {
-		t.positions(j.from[1][at:at+n], j.selR)
-	} else {
-		j.side[1].rows.positions(j.from[1][at:at+n], j.selR)
+	if j.from[0] != nil { // (a probe copy keeps no Sources: ProbeCopy)
+		copy(j.from[0][at:at+n], j.outB.Pos[at:at+n])
+		if t := j.table; t != nil {
+			t.positions(j.from[1][at:at+n], j.selR)
+		} else {
+			j.side[1].rows.positions(j.from[1][at:at+n], j.selR)
+		}
 	}
 	j.outB.N += n
 	j.selL, j.selR = j.selL[:0], j.selR[:0]
@@ -1631,8 +1633,12 @@ func runOf(sel []int32) int {
 // as j's Push would, batch for batch; its Push takes left batches only
 // (port 0) and never marks the table's records as matched, so its
 // JoinCounts' Partnered[1] stays 0 (the executor takes no copy for
-// EXPLAIN ANALYZE). Any number of copies may probe at once while j is not
-// used; steady state allocates nothing. It returns nil when j is not such
+// EXPLAIN ANALYZE). A copy keeps no source positions of its joined rows'
+// input rows: its Sources are empty (its executor runs only jobs that
+// call no function after the join, which is what reads them:
+// plan.Job.LookupMorselable), which saves gathering them a row. Any number
+// of copies may probe at once while j is not used; steady state allocates
+// nothing. It returns nil when j is not such
 // a join yet (plan.LookupMorsel's executor then keeps j's own path).
 func (j *Join) ProbeCopy(out Emitter) *Join {
 	if j.table == nil || !j.probesBatches() || !j.done[1] || j.spec.Changes[0] || j.spec.Changes[1] || j.deferred {
@@ -1642,7 +1648,7 @@ func (j *Join) ProbeCopy(out Emitter) *Join {
 	t := *j.table
 	t.runs, t.hashes, t.hashed = nil, nil, nil
 	c.table = &t
-	c.joinOutput = joinOutput{out: out, outB: vector.NewBatch(append(append([]catalog.Type{}, j.spec.Types[0]...), j.spec.Types[1]...)), from: newSources()}
+	c.joinOutput = joinOutput{out: out, outB: vector.NewBatch(append(append([]catalog.Type{}, j.spec.Types[0]...), j.spec.Types[1]...))} // (no Sources: from nil)
 	for s := range 2 {
 		c.lateB[s] = vector.NewBatch(j.spec.Types[s])
 		c.view[s] = newKeepView(j.spec.Types[s], keepWith(j.spec.Keep[s], j.spec.Keys[s], j.spec.Time[s], j.spec.Stamp[s]))
@@ -1990,6 +1996,9 @@ type joinOutput struct {
 // row's, its right row's when the left is padded, and under JoinSpec.Swap
 // its left row's ordinal, not a line: it orders, these name.
 func (o *joinOutput) Sources() (l, r []int64) {
+	if o.from[0] == nil { // (a probe copy's: ProbeCopy)
+		return nil, nil
+	}
 	n := o.outB.N
 	return o.from[0][:n], o.from[1][:n]
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 
+	"streamql/executor/format"
 	"streamql/internal/session"
 	"streamql/internal/termtext"
 )
@@ -189,10 +190,37 @@ func (c *encChunk) Rows(r *session.Batch) error {
 					plain = c.fields[k]
 				}
 				c.row(&r.Parts[k], i, line, plain)
+				if line == nil && plain == 0 && c.fields[k] == 0 {
+					i = c.run(&r.Parts[k], seg.Port, i+1, seg.To) - 1
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// run encodes the rows from from on that go to part p as its row before
+// them did (row, without kept texts: Rows' copies and fields neither),
+// until one of another port (ports: each row's port, Segment.Port) or to,
+// where it returns, when p's output is a csv or tsv one that row writes
+// with format.AppendCSVRow alone (no output name before the fields, no
+// nested column): format.AppendCSVLines, the same bytes without row's
+// work a row (a lookup join's joined rows, issue 23). Else it encodes
+// nothing and returns from. The cut's log needs nothing for them: after
+// a row of a destination, note changes nothing for the next row of it.
+func (c *encChunk) run(p *session.Part, ports []int16, from, to int) int {
+	o := &c.outs[p.Output]
+	if o.dest < 0 || o.t.prefix || (c.s.line != lineCSV && c.s.line != lineTSV) || o.t.hasNested() {
+		return from
+	}
+	end, k := from, ports[from-1]
+	for end < to && ports[end] == k {
+		end++
+	}
+	if end > from {
+		c.bufs[o.dest].b = format.AppendCSVLines(c.bufs[o.dest].b, o.t.cols, p.Cols, from, end, c.s.line.delim())
+	}
+	return end
 }
 
 // chunk encodes the rows an operator made, in order.
