@@ -80,11 +80,19 @@ func fourDigits(u uint64) uint32 {
 }
 
 // eightDigits returns u (below 10^8) as eight ASCII digits, leading zeros
-// included, in a word whose lowest byte is the first digit (two groups of
-// fourDigits).
+// included, in a word whose lowest byte is the first digit, computed in
+// the word's lanes (no table loads): u's two groups of four digits in its
+// 32-bit halves, each group's two pairs of digits in 16-bit lanes
+// (x*10486>>20 is x/100 below 43,699), each pair's two digits in bytes
+// (x*103>>10 is x/10 below 179); no lane's product reaches the next lane.
 func eightDigits(u uint64) uint64 {
 	hi := u / 1e4
-	return uint64(fourDigits(hi)) | uint64(fourDigits(u-hi*1e4))<<32
+	v := hi | (u-hi*1e4)<<32
+	q := v * 10486 >> 20 & 0x0000007f0000007f
+	v = q | (v-q*100)<<16
+	q = v * 103 >> 10 & 0x000f000f000f000f
+	v = q | (v-q*10)<<8
+	return v | 0x3030303030303030
 }
 
 // decimalLen is the number of decimal digits of u (1 for 0).

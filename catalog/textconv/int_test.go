@@ -50,6 +50,17 @@ func TestAppendIntAsStrconv(t *testing.T) {
 	}
 }
 
+// TestEightDigits: eightDigits' word is the eight digits of every number
+// below 10^8 (fourDigits of its two halves, the table's digits).
+func TestEightDigits(t *testing.T) {
+	for u := uint64(0); u < 1e8; u++ {
+		hi := u / 1e4
+		if got, want := eightDigits(u), uint64(fourDigits(hi))|uint64(fourDigits(u-hi*1e4))<<32; got != want {
+			t.Fatalf("eightDigits(%d) = %016x, want %016x", u, got, want)
+		}
+	}
+}
+
 // BenchmarkAppendInt and BenchmarkStrconvAppendInt compare AppendInt with
 // strconv.AppendInt over the numbers of 1 to 5 digits a changelog prints;
 // BenchmarkAppendInt8 over numbers of 5 to 8 digits (a lookup join's ids);
