@@ -352,8 +352,8 @@ func TestJoinWindowSidesFusedIsTheRelations(t *testing.T) {
 // beside side branches over the same view that keep state of their own
 // (each with a WHERE: SPEC 2.1's first match gives the window the rest):
 // an updating GROUP BY or global aggregate (its changelog), a window
-// aggregate of another size or kind (TUMBLE, HOP, SESSION), and one beside
-// a side that filters and projects (issue 23 item 6, shape 2 with state).
+// aggregate of another size or kind (TUMBLE, HOP, CUMULATE, SESSION), and
+// one beside a side that filters and projects (issue 23 item 6, shape 2 with state).
 // Planned as one job (ruleFuseJoinWindow with fuseSideAgg), the side
 // aggregates in the job's aggregate operator: the commits' f is the join's
 // watermark, the pairs the run before wrote come again into every
@@ -375,6 +375,10 @@ var statefulSideJoinWindowQueries = []string{
 		"SELECT window_start, window_end, k, COUNT(*) AS n INTO SIDE 'sessions' FROM TABLE(SESSION(TABLE j PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE lts IS NULL GROUP BY window_start, window_end, k;\n" +
 		"SELECT k, COUNT(lts) AS m INTO SIDE 'paired' FROM j WHERE lts % 2 = 0 GROUP BY k;\n" +
 		"SELECT window_end, COUNT(*) AS n, MAX(lts) AS m FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end",
+	"CREATE VIEW j AS SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '2' SECOND;\n" +
+		"SELECT window_start, window_end, k, COUNT(*) AS n, MIN(rts) AS m INTO SIDE 'cumulated' FROM TABLE(CUMULATE(TABLE j, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) WHERE rts % 2 = 0 GROUP BY window_start, window_end, k;\n" +
+		"SELECT window_start, COUNT(*) AS n INTO SIDE 'wide' FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE rts % 3 = 0 GROUP BY window_start, window_end;\n" +
+		"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 }
 
 // TestJoinWindowStatefulSidesReplayAfterKills (issue 23 item 6, shape 2

@@ -415,6 +415,16 @@ func (j *Job) JoinWindowReplayed() bool {
 	return a != nil && a.Window != nil && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
+// sideAggs reports whether a side branch of job j aggregates.
+func (j *Job) sideAggs() bool {
+	for _, b := range j.Branches {
+		if b.Agg != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // joinWindowSides reports whether every side branch of job j is one the
 // replay of a window over a join rebuilds (JoinWindowReplayed): a filter
 // and projection, which keeps no state and writes each row it takes when
@@ -509,10 +519,11 @@ func (j *BothJoin) notReplayed(after bool) string {
 // checks at its start, each keyed by the join key; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
 // the join; agg: an updating aggregate replayed with it, window: a window
-// aggregate, Job.JoinWindowReplayed; rank: a Top-N, Job.JoinRankReplayed):
+// aggregate, Job.JoinWindowReplayed, sides: with side branches that
+// aggregate, Job.sideAggs; rank: a Top-N, Job.JoinRankReplayed):
 // each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank, sides bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -546,6 +557,10 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if window && sides {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
+			return
+		}
 		if window {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again\n")
 			return
