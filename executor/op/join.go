@@ -482,7 +482,7 @@ func (q *pendingQueue) pushSorted(xs []pendingItem) {
 	if len(xs) == 0 {
 		return
 	}
-	if !slices.IsSortedFunc(xs, comparePending) {
+	if !timesRise(xs) {
 		q.sort(xs)
 	}
 	s := xs[0].side
@@ -508,6 +508,19 @@ func (q *pendingQueue) pushSorted(xs []pendingItem) {
 	}
 	f = append(append(f, tail[a:]...), xs[b:]...)
 	q.fifo[s], q.tail = f, tail
+}
+
+// timesRise reports whether xs, items of one side in arrival order (seq
+// rising), are in comparePending's order already: their times never fall
+// (one comparison of times an item, inline, where slices.IsSortedFunc
+// called comparePending).
+func timesRise(xs []pendingItem) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i].t < xs[i-1].t {
+			return false
+		}
+	}
+	return true
 }
 
 // sort sorts xs, items of one side in arrival order, by time (then
@@ -546,9 +559,12 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 	q.keys, q.tail = keys, orig
 }
 
+// nearMoves is the most places nearlySorted moves one item by.
+const nearMoves = 32
+
 // nearlySorted sorts xs, items of one side in arrival order, by
 // insertion as long as that moves few items (at most len(xs) moves in
-// all: a batch whose rows are out of order by a place or two, the jitter
+// all, at most nearMoves places each: a batch whose rows are out of order by a place or two, the jitter
 // of rows stamped about in order, as the benchmark suite's orders), and
 // reports whether it did. Otherwise xs is left a permutation in which
 // items of equal time are still in arrival order (insertion moves an item
@@ -562,7 +578,9 @@ func nearlySorted(xs []pendingItem) bool {
 		}
 		k := i - 1
 		for k > 0 && x.before(xs[k-1]) {
-			k--
+			if k--; i-k > nearMoves {
+				return false // (rows out of order by seconds, as the benchmark suite's payments: the radix sort's, found after a few comparisons, not after the budget's)
+			}
 		}
 		if budget -= i - k; budget < 0 {
 			return false
@@ -1137,7 +1155,7 @@ func (j *Join) lookAhead() {
 				continue
 			}
 			h := sd.hash.get(int(it.row))
-			touched += own.slots[spread(h, own.mask)].h + other.slots[spread(h, other.mask)].h
+			touched += own.slots[own.home(h)].h + other.slots[other.home(h)].h
 		}
 		// and the slots of the rows whose intervals end next (expire's
 		// dropHead)
@@ -1146,7 +1164,7 @@ func (j *Join) lookAhead() {
 			if it.row < 0 || sd.hash.n == 0 || !sd.keyed.get(int(it.row)) {
 				continue
 			}
-			touched += own.slots[spread(sd.hash.get(int(it.row)), own.mask)].h
+			touched += own.slots[own.home(sd.hash.get(int(it.row)))].h
 		}
 	}
 	j.touchedH = touched

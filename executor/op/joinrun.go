@@ -211,7 +211,7 @@ func (j *Join) touchSlots(s int, x *keyIndex, items []pendingItem) {
 	touched := uint64(0)
 	for _, it := range items {
 		if it.row >= 0 && sd.keyed.get(int(it.row)) {
-			touched += x.slots[spread(sd.hash.get(int(it.row)), x.mask)].h
+			touched += x.slots[x.home(sd.hash.get(int(it.row)))].h
 		}
 	}
 	j.touchedH = touched

@@ -20,6 +20,7 @@ import (
 type keyIndex struct {
 	slots []keySlot // power-of-two length, linear probing
 	mask  uint64
+	shift uint8   // lineShift(mask)
 	used  int     // slots not free (chains, empty ones too)
 	next  []int32 // each row's successor in its chain, -1 for the last
 	// spare and spareNext are the arrays of the table before the last
@@ -52,6 +53,7 @@ func (x *keyIndex) init(n int) {
 		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
 	}
 	x.mask = uint64(len(x.slots) - 1)
+	x.shift = lineShift(x.mask)
 	x.used = 0
 }
 
@@ -72,7 +74,7 @@ func (x *keyIndex) find(h uint64) int {
 	if len(x.slots) == 0 {
 		return -1
 	}
-	for i := spread(h, x.mask); ; i = (i + 1) & x.mask {
+	for i := x.home(h); ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.head == slotFree {
 			return -1
@@ -106,12 +108,26 @@ func (x *keyIndex) find(h uint64) int {
 // (runs of 17 slots on average for sequential keys); neither was kept.
 // TestSpreadKeepsProbesShort bounds the probes for sequential, strided and
 // random keys.
-func spread(h, mask uint64) uint64 {
+func spread(h, mask uint64) uint64 { return spreadBy(h, mask, lineShift(mask)) }
+
+// lineShift returns the shift of the line's hash that spread places a
+// line by in a table of mask+1 slots (a power of two): 64 - log2 of its
+// lines, at most 63 (a table of one line: the bit it leaves, past mask, is
+// masked off). A table keeps it with its mask (keyIndex.shift,
+// lookupTable.shift), so that a probe does not count the mask's bits again
+// (a tenth of the interval join's key index instructions, issue 23).
+func lineShift(mask uint64) uint8 { return uint8(min(63, 64-bits.Len64(mask>>spreadBits))) }
+
+// spreadBy is spread with the table's lineShift(mask), shift.
+func spreadBy(h, mask uint64, shift uint8) uint64 {
 	u := (h ^ h>>32) * mixInverse
 	l := u >> spreadBits
 	l = (l ^ l>>32) * 0x9e3779b97f4a7c15
-	return (l>>(64-bits.Len64(mask>>spreadBits))<<spreadBits | (u^^hashSeed)&(1<<spreadBits-1)) & mask
+	return (l>>(shift&63)<<spreadBits | (u^^hashSeed)&(1<<spreadBits-1)) & mask
 }
+
+// home returns hash h's home slot in x (spread).
+func (x *keyIndex) home(h uint64) uint64 { return spreadBy(h, x.mask, x.shift) }
 
 // spreadBits is log2 of the slots of a line that spread keeps together.
 const spreadBits = 2
@@ -136,7 +152,7 @@ func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	}
 	x.next[k] = -1
 	reuse := -1
-	for i := spread(h, x.mask); ; i = (i + 1) & x.mask {
+	for i := x.home(h); ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.head == slotFree {
 			if reuse < 0 {
@@ -353,7 +369,7 @@ func (x *keyIndex) del(i uint64) {
 			}
 			// slot j's chain moves to i unless its home k lies cyclically
 			// in (i, j]
-			k := spread(s.h, x.mask)
+			k := x.home(s.h)
 			if i <= j && (k <= i || k > j) || i > j && k <= i && k > j {
 				x.slots[i] = s
 				i = j
@@ -366,7 +382,7 @@ func (x *keyIndex) del(i uint64) {
 // place puts chain s into a free slot of its hash (rebuild: the hash is not
 // in the table yet).
 func (x *keyIndex) place(s keySlot) {
-	i := spread(s.h, x.mask)
+	i := x.home(s.h)
 	for x.slots[i].head != slotFree {
 		i = (i + 1) & x.mask
 	}
