@@ -154,6 +154,11 @@ type BothJoin struct {
 	Inputs [2]JoinInput
 	// Keys are the key columns of each input, pairwise equal in type.
 	Keys [2][]int
+	// NullSafe marks the key pairs written a.k IS NOT DISTINCT FROM b.k
+	// (or a.k <=> b.k): NULL there matches NULL, as in Flink, where an =
+	// pair's NULL matches nothing (SPEC 2.7). nil when none is; else one
+	// flag a pair of Keys (op.JoinSpec.NullSafe).
+	NullSafe []bool
 	// Interval is set for an interval join: left.t - right.t in [Lo, Hi]
 	// (ms). Why says why a condition on the times did not make one ("" when
 	// none was written or it did).
@@ -344,11 +349,20 @@ func JoinedStream(j *BothJoin) *catalog.Stream {
 	return st
 }
 
+// KeyOp returns how key pair i of j compares, for EXPLAIN and messages:
+// " IS NOT DISTINCT FROM " for a null-safe pair (NullSafe), " = " else.
+func (j *BothJoin) KeyOp(i int) string {
+	if i < len(j.NullSafe) && j.NullSafe[i] {
+		return " IS NOT DISTINCT FROM "
+	}
+	return " = "
+}
+
 // describe returns the Join node's text and details for EXPLAIN.
 func (j *BothJoin) describe() (string, []string) {
 	var keys []string
 	for i := range j.Keys[0] {
-		keys = append(keys, j.Inputs[0].keyText(j.Keys[0][i])+" = "+j.Inputs[1].keyText(j.Keys[1][i]))
+		keys = append(keys, j.Inputs[0].keyText(j.Keys[0][i])+j.KeyOp(i)+j.Inputs[1].keyText(j.Keys[1][i]))
 	}
 	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
 	var d []string
