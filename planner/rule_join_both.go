@@ -43,6 +43,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	case join.Tp == ast.RightJoin:
 		both.Type = plan.RightJoin
 	}
+	both.Simplified = sp.sel.Simplified[join]
 	if join.NaturalJoin || len(join.Using) > 0 { // (ruleJoinUsing rewrites the query's own; this is an inner one)
 		return parser.Errorf(sp.pos(join.Right), "USING and NATURAL JOIN join two relations here; join more with ON (a JOIN b ON a.k = b.k JOIN c ON b.k = c.k)")
 	}

@@ -213,6 +213,12 @@ type BothJoin struct {
 	// time for an input without event time); 0 keeps every row. The other
 	// kinds bound their state by the watermarks and leave it 0.
 	StateTTL time.Duration
+	// Simplified, when set, says that the join was written as an outer one
+	// that the query's WHERE made INNER (or a FULL one LEFT or RIGHT): it
+	// rejects the NULLs the join would pad (Flink's outer-join
+	// simplification, parser.Select.Simplified), as EXPLAIN shows it:
+	// "LEFT -> INNER (WHERE t.rn <= 10 rejects NULL rows)".
+	Simplified string
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
@@ -366,6 +372,9 @@ func (j *BothJoin) describe() (string, []string) {
 	}
 	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
 	var d []string
+	if j.Simplified != "" {
+		d = append(d, "type: "+j.Simplified+", as Flink simplifies an outer join")
+	}
 	if j.Window {
 		d = append(d, "windows: "+DerivedOf(j.Inputs[0].Stream).Window.Describe()+" on both sides, joined when the window fires (rows of one window_end)")
 	} else if j.Interval {
