@@ -129,7 +129,7 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 					break
 				}
 				o := int(o32)
-				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS) || !j.fits(pt, it.t, o) {
+				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) || !j.fits(pt, it.t, o) {
 					continue
 				}
 				if sd.matches.get(o) == 0 {

@@ -167,7 +167,7 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 			if sd.dead[k] {
 				continue
 			}
-			if _, ok := r.keyHash(k, keys); !ok {
+			if _, ok := r.keyHash(k, keys, nil); !ok { // (a table has no null-safe key: Join.Finish)
 				continue
 			}
 			rows = append(rows, o)

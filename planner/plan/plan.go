@@ -345,6 +345,11 @@ type Join struct {
 	BuildKeys   []*Expr
 	ProbeKeys   []*Expr
 	KeyTypes    []catalog.Type
+	// NullSafe marks the key pairs written with IS NOT DISTINCT FROM (or
+	// <=>) in a correlated EXISTS: NULL matches NULL there, as in Flink's
+	// semi/anti join, where an = pair's NULL matches nothing. nil: none;
+	// else one flag a key pair (op.MarkLayout.NullSafe).
+	NullSafe []bool
 	// ProbeFilter (nil = true) is a condition on the left row that is part of the
 	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
 	// it unless both; for NOT IN, a row for which it does not hold sees an empty
@@ -381,7 +386,11 @@ func (j *Join) Describe(probe string) []string {
 	}
 	var keys []string
 	for i := range j.ProbeKeys {
-		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
+		op := "="
+		if i < len(j.NullSafe) && j.NullSafe[i] {
+			op = "IS NOT DISTINCT FROM"
+		}
+		keys = append(keys, fmt.Sprintf("%s %s %s", j.ProbeKeys[i].Text, op, j.BuildKeys[i].Text))
 	}
 	strategy := "bounded: read whole first"
 	state := "distinct build keys"
