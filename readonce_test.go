@@ -100,7 +100,7 @@ func TestReadOnceFannedOrRefused(t *testing.T) {
 				if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
 					t.Fatalf("%s: got %v, want a planning error", q, err)
 				}
-				for _, want := range []string{"reads stream s ", "'connector' = 'kafka'", "read once per job", "a view or WITH name"} {
+				for _, want := range []string{"reads stream s ", "'connector' = 'kafka'", "read once per job", "a view or WITH name", "fanned out to both", "lost or doubled"} {
 					if !strings.Contains(e.Error(), want) {
 						t.Errorf("%s: error %q lacks %q", q, e.Error(), want)
 					}

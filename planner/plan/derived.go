@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"streamql/catalog"
@@ -160,6 +161,71 @@ func DerivedOf(st *catalog.Stream) *Derived {
 	}
 	d, _ := st.Derived.(*Derived)
 	return d
+}
+
+// DerivedReads returns the derived relations (SPEC 2.6) j reads, each
+// once: its stream, its join's two inputs, its UNNEST's inner stream and
+// its branches' semi or anti join build sides, as the executor opens them
+// (each with j as their parts' reader).
+func (j *Job) DerivedReads() []*Derived {
+	reads := []*catalog.Stream{j.Stream}
+	if j.Unnest != nil {
+		reads = append(reads, j.Unnest.Inner)
+	}
+	if j.Both != nil {
+		reads = append(reads, j.Both.Inputs[0].Stream, j.Both.Inputs[1].Stream)
+	}
+	for _, b := range j.AllBranches() {
+		if b.Join != nil {
+			reads = append(reads, b.Join.Build)
+		}
+	}
+	var out []*Derived
+	for _, st := range reads {
+		if d := DerivedOf(st); d != nil && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ErrorsStream returns the declared stream whose errors configuration
+// ('errors', 'errors.side', the dead-letter stream: SPEC 1) the rows of st
+// that its reader refuses go by (a window's time outside BIGINT, SPEC
+// 2.4): st itself when it is declared; for a derived relation (SPEC 2.6),
+// the stream its rows come from, read by its first part (a UNION ALL's
+// first SELECT), the left input of a join or the stream an UNNEST reads,
+// at any depth. A relation has no errors options of its own, so its
+// reader's refusals would otherwise go to a side output with an empty name.
+func ErrorsStream(st *catalog.Stream) *catalog.Stream {
+	for {
+		d := DerivedOf(st)
+		if d == nil || len(d.Parts) == 0 {
+			return st
+		}
+		st = d.Parts[0].ProbeStream()
+	}
+}
+
+// ErrorsConfig returns the errors options (SPEC 1: 'errors',
+// 'errors.side', the dead-letter stream) that the malformed and refused
+// rows j reads go by: those of the stream they come from (ErrorsStream of
+// its probe stream), also when j reads a relation or a join.
+func (j *Job) ErrorsConfig() *catalog.SharedConfig {
+	return ErrorsStream(j.ProbeStream()).Shared()
+}
+
+// ProbeStream returns the stream whose rows j reads as its probe: the
+// left input of its join (SPEC 2.7), the stream its UNNEST reads (SPEC
+// 2.10), or its stream.
+func (j *Job) ProbeStream() *catalog.Stream {
+	switch {
+	case j.Both != nil:
+		return j.Both.Inputs[0].Stream
+	case j.Unnest != nil:
+		return j.Unnest.Inner
+	}
+	return j.Stream
 }
 
 // Updating reports whether the relation's rows are changes (SPEC 2.8): a

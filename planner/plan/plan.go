@@ -139,9 +139,11 @@ type Job struct {
 	// its event time, whose rows carry this job's watermark: each a copy
 	// with TimeCol the job's Stream.EventTime. A row whose time has such a
 	// window outside int64 is malformed here too and moves no watermark
-	// (SPEC 1, 2.4), as over the stream itself. The planner leaves it nil:
-	// the executor sets it on its copy of a part for the reader it runs for
-	// (a view's parts are planned once for all its readers).
+	// (SPEC 1, 2.4), as over the stream itself. The planner sets it when
+	// it plans the job that reads the relation (planner/rule_readerwins.go,
+	// for the parts at every depth), and EXPLAIN shows it under the part's
+	// AssignWatermark; a view's parts, planned once, get the windows of the
+	// statement that reads them, as Job.Tees (ShareTees).
 	ReaderWindows []*Window
 	// Fanout offers every row of the stream to every branch, each taking the
 	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
