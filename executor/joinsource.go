@@ -47,6 +47,9 @@ type joinSource struct {
 	queue []joined // joined rows not yet given, in order
 	free  []joined
 	at    int // rows of queue[0] already given
+	// turns is the input pick read last when it reads two unbounded
+	// inputs, one of them without event time, by turns
+	turns int
 	// from are the input rows' positions of the rows Next gave last
 	// (op.Join.Sources, valid as they are): what RowSource reads
 	from  [2][]int64
@@ -135,6 +138,7 @@ type joinInput struct {
 	malformed int64
 	kept      *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
 	done      bool
+	bounded   bool // the input ends by itself (catalog.Stream.Bounded): pick reads it whole first when an input has no event time
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
 	// joinInputReader), nil when src gives the rows itself: b is then the
 	// reader's batch, valid until its next Next, as a Source's is.
@@ -199,7 +203,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			js.Close()
 			return nil, err
 		}
-		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream)}
+		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream), bounded: in.Stream.Bounded()}
 		ji.b.NoText = true // (joinInputReader)
 		// a lookup join's probe rows reach its output as they are read
 		// (op.Join's gather keeps their marks): the csv decoder marks
@@ -414,7 +418,12 @@ func shareQueued(b, q *vector.Batch) {
 
 // pick returns the input to read next: the one whose watermark is behind
 // (unset counts as behind; the left one on a tie), or the one not ended; -1
-// when both have ended.
+// when both have ended. When an input has no event time (SPEC 2.7: "a
+// bounded input is read whole first; two unbounded inputs without event
+// time are processed in arrival order"), a bounded input not ended is read
+// first (the left one when both are), and two unbounded inputs are read by
+// turns (turns), so that one that always has rows ready (a datagen without
+// 'rows-per-second') does not keep the other from ever being read.
 func (js *joinSource) pick() int {
 	l, r := js.in[0], js.in[1]
 	switch {
@@ -428,7 +437,16 @@ func (js *joinSource) pick() int {
 		return 1
 	case r.done:
 		return 0
-	case l.wmk == nil || r.wmk == nil || !l.wmk.set:
+	case l.wmk == nil || r.wmk == nil:
+		switch {
+		case l.bounded:
+			return 0
+		case r.bounded:
+			return 1
+		}
+		js.turns = 1 - js.turns
+		return js.turns
+	case !l.wmk.set:
 		return 0
 	case !r.wmk.set || l.wmk.wm > r.wmk.wm:
 		return 1 // (the right input is behind: no watermark yet, or a smaller one)

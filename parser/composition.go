@@ -154,6 +154,13 @@ func (ps *parseState) relation(all, toks []Token, start, end int) (*Relation, *E
 	if err != nil {
 		return nil, err
 	}
+	if len(parts) > 1 && unionTail(parts[len(parts)-1]) > 0 { // (… UNION ALL … ORDER BY x LIMIT n)
+		sel, _, err := ps.unionQuery(all, toks, start, end)
+		if err != nil {
+			return nil, err
+		}
+		return &Relation{Range: Range{Start: start, End: end}, Selects: []*Select{sel}}, nil
+	}
 	if mixed(seps) { // (A UNION B UNION ALL C): a tree of them
 		sel, err := ps.unionTree(all, parts, seps, start, end)
 		if err != nil {
@@ -308,12 +315,64 @@ func (ps *parseState) unionQuery(all, toks []Token, start, end int) (*Select, bo
 	if len(parts) < 2 {
 		return nil, false, nil
 	}
-	if mixed(seps) {
-		s, err := ps.unionTree(all, parts, seps, start, end)
+	last := parts[len(parts)-1]
+	k := unionTail(last)
+	if k < 0 {
+		s, err := ps.union(all, parts, seps, distinct, start, end)
 		return s, true, err
 	}
-	s, err := ps.unionSelect(all, parts, start, end, distinct)
+	// ORDER BY, LIMIT, OFFSET or FETCH after the last query orders or cuts
+	// the union's rows, not the last query's (SQL's and Flink's reading):
+	// SELECT * FROM the union, then the clauses, as for a subquery in FROM
+	parts[len(parts)-1] = last[:k]
+	uEnd := last[k-1].End()
+	u, err := ps.union(all, parts, seps, distinct, start, uEnd)
+	if err != nil {
+		return nil, true, err
+	}
+	name := "$" + strconv.FormatInt(int64(start), 36) + "_tail"
+	text := "SELECT * FROM `" + name + "`"
+	if len(text) > uEnd-start { // (never: two queries and UNION are longer)
+		return nil, true, Errorf(start, "internal error: a UNION too short for its placeholder")
+	}
+	head := []Token{{Kind: TokIdent, Text: "SELECT", Offset: start}, {Kind: TokOp, Text: "*", Offset: start + 7},
+		{Kind: TokIdent, Text: "FROM", Offset: start + 9}, {Kind: TokQuotedIdent, Text: "`" + name + "`", Offset: start + 14}}
+	r := newRegion(all, append(head, last[k:]...), start, end)
+	r.pre = []edit{{start, uEnd, text + strings.Repeat(" ", uEnd-start-len(text))}}
+	d := &derived{region: r, rels: map[string]*Relation{name: {Range: Range{Start: start, End: uEnd}, Selects: []*Select{u}}}}
+	s, err := ps.plainQuery(r, d)
 	return s, true, err
+}
+
+// union parses parts, queries joined by UNION [ALL] (seps, distinct:
+// unionParts), spanning [start, end), as one SELECT * FROM them.
+func (ps *parseState) union(all []Token, parts [][]Token, seps []bool, distinct bool, start, end int) (*Select, *Error) {
+	if mixed(seps) {
+		return ps.unionTree(all, parts, seps, start, end)
+	}
+	return ps.unionSelect(all, parts, start, end, distinct)
+}
+
+// unionTail returns the index in toks, the last query of a UNION [ALL], of
+// its first clause outside parentheses that belongs to the whole union
+// (ORDER BY, LIMIT, OFFSET, FETCH), -1 when it has none.
+func unionTail(toks []Token) int {
+	d := 0
+	for i, t := range toks {
+		switch {
+		case t.isOp("("):
+			d++
+		case t.isOp(")"):
+			d--
+		case d > 0:
+		case t.is("ORDER") && i+1 < len(toks) && toks[i+1].is("BY"), t.is("LIMIT"), t.is("OFFSET"), t.is("FETCH"):
+			if i == 0 {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
 }
 
 // unionSelect is SELECT [DISTINCT] * FROM the UNION ALL of parts (a

@@ -40,6 +40,13 @@ func (ps *parseState) query(all, toks []Token, start, end int) (*Select, *Error)
 	if err != nil {
 		return nil, err
 	}
+	return ps.plainQuery(r, derived)
+}
+
+// plainQuery parses the one SELECT of region r, whose subqueries in FROM
+// derivedTables found (derived, nil when none: their placeholders are then
+// in its region).
+func (ps *parseState) plainQuery(r *region, derived *derived) (*Select, *Error) {
 	if derived != nil {
 		r = derived.region
 	}

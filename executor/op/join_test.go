@@ -290,20 +290,36 @@ var joinSpecs = func() []JoinSpec {
 	return specs
 }()
 
-// TestJoinDeterministic: for every join kind, regular and interval, random
-// inputs fed in random batch sizes and random interleavings of the two
-// inputs give byte-identical output, rows and order (SPEC 2.7,
-// "Determinism"), and its final table equals the nested-loop reference's,
-// with the same late rows (1,000 seeds, issue 23's count, in every go test;
-// 100 with -short; STREAMQL_SEEDS=N runs N, seedCount).
+// windowJoinSpecs are the join operator's specs of window joins (SPEC 2.7):
+// the planner makes a window join an interval join whose bounds are one
+// offset, the two sides' window times' (planner windowJoin: [0, 0] for
+// window_end on both sides), for every join type.
+var windowJoinSpecs = func() []JoinSpec {
+	var specs []JoinSpec
+	for _, s := range joinSpecs {
+		if s.Interval {
+			s.Lo, s.Hi = 0, 0
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}()
+
+// TestJoinDeterministic: for every join kind, regular, interval and window
+// (an interval of one offset, windowJoinSpecs), random inputs fed in random
+// batch sizes and random interleavings of the two inputs give
+// byte-identical output, rows and order (SPEC 2.7, "Determinism"), and its
+// final table equals the nested-loop reference's, with the same late rows
+// (1,000 seeds, issue 23's count, in every go test; 100 with -short;
+// STREAMQL_SEEDS=N runs N, seedCount).
 func TestJoinDeterministic(t *testing.T) {
 	seeds := seedCount(t, 1000, 100)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		d := r.Int64N(40)
 		in := [2][]testRow{genSide(r, "l", r.IntN(60), d), genSide(r, "r", r.IntN(60), d)}
-		for _, spec := range joinSpecs {
-			name := fmt.Sprintf("seed %d %s interval=%v", seed, spec.Kind, spec.Interval)
+		for _, spec := range append(slices.Clip(joinSpecs), windowJoinSpecs...) {
+			name := fmt.Sprintf("seed %d %s interval=%v [%d, %d]", seed, spec.Kind, spec.Interval, spec.Lo, spec.Hi)
 			first := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), 1)))
 			for try := range 3 {
 				again := runJoin(t, spec, in, d, rand.New(rand.NewPCG(uint64(seed), uint64(10+try))))

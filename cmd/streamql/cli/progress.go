@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,7 +105,11 @@ func terminalSize(w io.Writer) (cols, rows int) {
 // streamCounts are the rows read (malformed included) and the malformed rows
 // of one stream of a job.
 type streamCounts struct {
-	st        *catalog.Stream
+	st *catalog.Stream
+	// input: st is an input of the job's join of two streams (SPEC 2.7),
+	// whose rows the status's first line, the join's, counts: the job's
+	// own stream is then the joined rows, which no source reads
+	input     bool
 	rows      atomic.Int64
 	malformed atomic.Int64
 	// outage holds the stream's source when it can lose its server (an
@@ -159,6 +164,11 @@ func newProgress(job *session.Job, w io.Writer) *progress {
 	p := &progress{w: w, stream: job.Stream, start: time.Now(), done: make(chan struct{}),
 		cols: func() int { return terminalCols(w) }, hasBar: barWanted(job), live: &session.Live{}}
 	p.streams = append(p.streams, &streamCounts{st: job.Stream})
+	for _, st := range job.Reads { // (the inputs of a join of two streams: a self-join's once)
+		if !slices.Contains(job.BuildSides, st) && !slices.ContainsFunc(p.streams, func(c *streamCounts) bool { return c.st == st }) {
+			p.streams = append(p.streams, &streamCounts{st: st, input: true})
+		}
+	}
 	for _, st := range job.BuildSides {
 		p.streams = append(p.streams, &streamCounts{st: st})
 	}
@@ -243,6 +253,13 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	secs := max(elapsed.Seconds(), 1e-9)
 	from := p.streams[0]
 	name, rows := termtext.String(from.st.Name, termtext.Line), from.rows.Load()
+	joined := false // the job reads a join's inputs: its first line counts their rows
+	for _, s := range p.streams {
+		if s.input {
+			rows += s.rows.Load()
+			joined = true
+		}
+	}
 	rate := humanRate(float64(rows)/secs) + " rows/s"
 	var lines []string
 	if p.hasBar {
@@ -261,7 +278,10 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	snap := p.snap()
 	var info []string
 	var bad []string
-	for _, s := range p.streams {
+	for i, s := range p.streams {
+		if i == 0 && joined {
+			continue // (the joined rows: each input's are counted)
+		}
 		bad = append(bad, fmt.Sprintf("%s %d", termtext.String(s.st.Name, termtext.Line), s.malformed.Load()))
 	}
 	info = append(info, "malformed "+strings.Join(bad, ", "))

@@ -354,3 +354,35 @@ type fakeSource struct {
 
 func (f *fakeSource) Next(*session.Columns, *[]session.BadRow) error { return f.err }
 func (f *fakeSource) Progress() (int64, int64)                       { return f.read, f.total }
+
+// TestProgressCountsJoinInputs: the status of a join of two streams (SPEC
+// 2.7) counts the rows and malformed rows of each input, whose sources are
+// the ones read (the job's stream is the joined rows, which no source
+// reads): it said "a JOIN b: 0 rows read" and "malformed a JOIN b 0"
+// however many rows the inputs gave. A self-join's stream counts both reads.
+func TestProgressCountsJoinInputs(t *testing.T) {
+	a := streamOf(t, "CREATE STREAM a (x BIGINT) WITH ('connector'='file', 'path'='a.csv', 'format'='csv');")
+	b := streamOf(t, "CREATE STREAM b (x BIGINT) WITH ('connector'='file', 'path'='b.csv', 'format'='csv');")
+	joined := &catalog.Stream{Name: "a JOIN b"}
+	for _, tc := range []struct {
+		inputs    []*catalog.Stream
+		rows, bad string
+	}{
+		{[]*catalog.Stream{a, b}, "a JOIN b: 11 rows read", "malformed a 1, b 2"},
+		{[]*catalog.Stream{a, a}, "a JOIN b: 11 rows read", "malformed a 3"},
+	} {
+		p := newProgress(&session.Job{Stream: joined, Reads: append([]*catalog.Stream{joined}, tc.inputs...), Outputs: []session.Output{{Name: "main"}}}, io.Discard)
+		p.snap = func() session.LiveSnapshot { return session.LiveSnapshot{} }
+		for i, st := range tc.inputs {
+			w, _ := p.wrapSource(st, &fakeSource{}, session.SourceHandles{})
+			cols := vector.NewBatch([]catalog.Type{catalog.BigInt})
+			cols.N = 5 - 2*i
+			bad := make([]session.BadRow, 1+i)
+			w.Next(cols, &bad)
+		}
+		lines := strings.Join(p.lines(time.Second), "\n")
+		if !strings.Contains(lines, tc.rows) || !strings.Contains(lines, tc.bad+" ·") && !strings.HasSuffix(lines, tc.bad) {
+			t.Errorf("inputs %s, %s: status\n%s\nwant %q and %q", tc.inputs[0].Name, tc.inputs[1].Name, lines, tc.rows, tc.bad)
+		}
+	}
+}
