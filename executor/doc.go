@@ -204,11 +204,12 @@
 //     reader can read a file or poll a Kafka group source as well. What
 //     it needs: (1) the scheduling core out of heldScheduler (portReader,
 //     the one channel, several polled ports: a grouped join's two Kafka
-//     inputs, whose checkpoints run between pushes), with a reader acked
-//     when its port's operator accepts another batch, as the hold's
-//     Accepts (op.Join's rule is pick's: the port whose watermark is not
-//     ahead, a lookup join's right port until it ends, a swapped join's
-//     left one); (2) joinSource's per-input intake (readBatch: admitBad,
+//     inputs, whose checkpoints run between pushes); its one rule for
+//     which reader reads on is there already (heldScheduler.accepts, by
+//     which ackAccepted acks every port's reader: the hold's Accepts for
+//     the probe, a MARK build always), and op.Join's would be pick's (the
+//     port whose watermark is not ahead, a lookup join's right port until
+//     it ends, a swapped join's left one); (2) joinSource's per-input intake (readBatch: admitBad,
 //     the input's watermarker and 'watermark.max-future', the pushed-down
 //     filter, the computed keys, joinreplay.go's noteBatch and unread) as
 //     a port stage the scheduler pushes through, and the joined rows

@@ -198,9 +198,9 @@ type heldScheduler struct {
 	open    bool          // the probe stream has not ended nor failed
 	ended   bool          // the probe stream ended (io.EOF)
 	failing error         // 'errors'='fail' met: route what is held, then fail
-	// due: the probe stream's reader waits for its ack, which it gets
-	// once the hold accepts another batch (probeHold.Accepts, ackAccepted)
-	due  bool
+	// due[p]: port p's reader waits for its ack, which it gets once the
+	// port's operator accepts another batch (accepts, ackAccepted)
+	due  []bool
 	idle bool // a polled probe said ErrWaiting last: released rows are flushed at once
 	// in is the probe stream's batch pushed into the chain (push), and
 	// pushCtx the push's context: a batch read is held also when the job
@@ -283,6 +283,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		}
 		s.builds[tb.port.Input] = tb
 	}
+	s.due = make([]bool, max(len(s.builds), 1))
 	return s.run(ctx, lv)
 }
 
@@ -359,7 +360,8 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 
 // take pushes a reader's message into its port's operator: a build side's
 // into its join's build operator (buildFeed.push, then the reader goes
-// on), the probe stream's into the hold (takeProbe). stop says the job
+// on once the operator accepts: ackAccepted), the probe stream's into the
+// hold (takeProbe). stop says the job
 // ends with err.
 func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err error) {
 	if m.r.port == 0 {
@@ -371,8 +373,9 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 		_ = s.hold.drain(ctx, context.Canceled) // (what a stop still routes)
 		return true, err
 	}
-	if !end {
-		m.r.ack()
+	s.due[m.r.port] = !end
+	if !s.ackAccepted(ctx) {
+		return true, s.hold.drain(ctx, ctx.Err())
 	}
 	return false, nil
 }
@@ -406,7 +409,7 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 		s.failing, s.open = failure, false
 		return false, nil
 	}
-	s.due = true
+	s.due[0] = true
 	if !s.ackAccepted(ctx) {
 		return true, s.hold.drain(ctx, ctx.Err())
 	}
@@ -440,15 +443,29 @@ func (s *heldScheduler) push(m portMsg) (failure, err error) {
 	return failure, s.ch.head.Push(s.pushCtx, Port{}, r)
 }
 
-// ackAccepted lets the probe stream's reader read its next batch when it
-// waits for its ack (due) and the hold accepts another batch
-// (probeHold.Accepts); it reports false when ctx ended first.
+// accepts reports whether the operator at input port p takes another
+// batch now: the hold's Accepts for the probe stream (port 0), a build
+// side's MARK operator always. It is the one rule the scheduler acks its
+// readers by (a two-input join's would be joinSource.pick's: doc.go).
+func (s *heldScheduler) accepts(p int) bool { return p != 0 || s.hold.Accepts() }
+
+// ackAccepted lets each reader that waits for its ack (due) read its next
+// batch when its port's operator accepts another (accepts); it reports
+// false when ctx ended before the probe stream's reader was acked
+// (ackProbe).
 func (s *heldScheduler) ackAccepted(ctx context.Context) bool {
-	if !s.due || !s.hold.Accepts() {
-		return true
+	for p, d := range s.due {
+		if !d || !s.accepts(p) {
+			continue
+		}
+		s.due[p] = false
+		if p > 0 {
+			s.builds[p].r.ack()
+		} else if !s.ackProbe(ctx) {
+			return false
+		}
 	}
-	s.due = false
-	return s.ackProbe(ctx)
+	return true
 }
 
 // ackProbe lets the probe stream's reader go on (a polled one reads when
