@@ -65,7 +65,8 @@ var readOnceConns = []struct{ with, name string }{
 // Kafka in a consumer group (catalog.CapReadWhole), but for the reads that
 // would split a consumer group's partitions (a join's two inputs read in
 // the group), which stay a planning error at the FROM entry that reads the
-// stream again, naming the stream, its connector, why and what to do.
+// stream again, naming the stream, its connector, why and what to do. A
+// fanned-out stream is one Scan in EXPLAIN, feeding all its readers.
 func TestReadOnceFannedOrRefused(t *testing.T) {
 	for _, c := range readOnceConns {
 		for _, sh := range readOnceShapes {
@@ -84,8 +85,14 @@ func TestReadOnceFannedOrRefused(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", q, err)
 					}
-					if tee := strings.Contains(strings.Join(plan, "\n"), "Tee s: one read of stream s feeds its"); tee != (c.name != "kafka") {
-						t.Errorf("%s: a Tee node %v, want %v:\n%s", q, tee, !tee, strings.Join(plan, "\n"))
+					text := strings.Join(plan, "\n")
+					if tee := strings.Contains(text, "Tee s: one read of stream s feeds its"); tee != (c.name != "kafka") {
+						t.Errorf("%s: a Tee node %v, want %v:\n%s", q, tee, !tee, text)
+					}
+					// one Scan of s feeds every reader, whatever parts, views
+					// and WITH names read it (issue 22 item 1, the DAG)
+					if n := strings.Count(text, "Scan s ("); c.name != "kafka" && n != 1 {
+						t.Errorf("%s: %d Scan nodes of s, want 1 (one read fanned out):\n%s", q, n, text)
 					}
 					return
 				}
@@ -93,7 +100,7 @@ func TestReadOnceFannedOrRefused(t *testing.T) {
 				if !errors.As(err, &e) || e.Kind != streamql.KindPlanning {
 					t.Fatalf("%s: got %v, want a planning error", q, err)
 				}
-				for _, want := range []string{"reads stream s ", "'connector' = 'kafka'", "read once per job", "a view or WITH name"} {
+				for _, want := range []string{"reads stream s ", "'connector' = 'kafka'", "read once per job", "a view or WITH name", "fanned out to both", "lost or doubled"} {
 					if !strings.Contains(e.Error(), want) {
 						t.Errorf("%s: error %q lacks %q", q, e.Error(), want)
 					}
@@ -210,10 +217,7 @@ func sorted(x []string) []string {
 // instead of hanging it.
 func TestStdinSelfJoinDoesNotHang(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "streamql")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/streamql").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStreamql(t, dir)
 	sql := filepath.Join(dir, "sj.sql")
 	if err := os.WriteFile(sql, []byte("CREATE STREAM s (k VARCHAR, v INT) WITH ('connector'='stdin','format'='csv');\nSELECT a.k, a.v, b.v FROM s a JOIN s b ON a.k = b.k;\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -236,6 +240,97 @@ func TestStdinSelfJoinDoesNotHang(t *testing.T) {
 	}
 	if n := strings.Count(stderr.String(), "errors> s,stdin:3,bad"); n != 1 {
 		t.Errorf("the malformed line reported %d times, want once:\n%s", n, stderr.String())
+	}
+}
+
+// buildStreamql builds the command line into dir and returns its path.
+func buildStreamql(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "streamql")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/streamql").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestTeeHandsBackStdin: a script's statement whose job reads stdin once
+// and fans it out (a self-join, a UNION ALL, an IN subquery, a WITH name
+// read twice), each reader stopped by its own LIMIT, leaves the rest of
+// stdin to the script's next statement (SPEC 1: it continues where the
+// previous one stopped, no byte lost): the next statement reads from the
+// row after the furthest LIMIT, whichever reader had it, with the
+// LIMITs in the first batch or across batches. The reference counts:
+// the rest is rows max(a, b)+1 .. n, and each first statement's count is
+// computed from the LIMITs' prefixes, apart from the engine.
+func TestTeeHandsBackStdin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := buildStreamql(t, dir)
+	const n = 5000
+	var in strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&in, "k%d,%d\n", i%7, i)
+	}
+	keyed := func(rows int) map[int]int { // rows 1..rows per key
+		c := map[int]int{}
+		for i := 1; i <= rows; i++ {
+			c[i%7]++
+		}
+		return c
+	}
+	pairs := func(a, b int) int { // rows of the join of prefixes a and b on k
+		ca, cb, p := keyed(a), keyed(b), 0
+		for k, x := range ca {
+			p += x * cb[k]
+		}
+		return p
+	}
+	further := func(a, b int) int { return max(a, b) }
+	shapes := []struct {
+		name, sql string
+		count     func(a, b int) int
+		used      func(a, b int) int // the rows the job used: the rest starts after them
+	}{
+		{"self join", "SELECT COUNT(*) AS n FROM (SELECT a.k, a.v, b.v AS w FROM (SELECT k, v FROM s LIMIT %d) a JOIN (SELECT k, v FROM s LIMIT %d) b ON a.k = b.k)", pairs, further},
+		{"union all", "SELECT COUNT(*) AS n FROM (SELECT k, v FROM (SELECT k, v FROM s LIMIT %d) UNION ALL SELECT k, v FROM (SELECT k, v FROM s LIMIT %d))", func(a, b int) int { return a + b }, further},
+		{"IN subquery", "SELECT COUNT(*) AS n FROM (SELECT k, v FROM s LIMIT %d) a WHERE k IN (SELECT k FROM (SELECT k FROM s LIMIT %d))", func(a, b int) int {
+			if b >= 7 {
+				return a
+			}
+			c := 0
+			for i := 1; i <= a; i++ {
+				if i%7 >= 1 && i%7 <= b {
+					c++
+				}
+			}
+			return c
+		}, further},
+		{"WITH read twice", "WITH w AS (SELECT k, v FROM s LIMIT %[2]d) SELECT COUNT(*) AS n FROM w a JOIN w b ON a.k = b.k", func(_, b int) int { return pairs(b, b) }, func(_, b int) int { return b }},
+	}
+	for _, sh := range shapes {
+		for _, l := range [][2]int{{2, 4}, {4, 2}, {1500, 2600}, {2600, 1500}} {
+			t.Run(fmt.Sprintf("%s/%d,%d", sh.name, l[0], l[1]), func(t *testing.T) {
+				q := fmt.Sprintf(sh.sql, l[0], l[1])
+				script := "CREATE STREAM s (k VARCHAR, v INT) WITH ('connector'='stdin','format'='csv');\n" + q + ";\nSELECT COUNT(*) AS n, MIN(v) AS lo FROM s;\n"
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, bin, "-e", script, "--format", "csv")
+				cmd.Stdin = strings.NewReader(in.String())
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("exit %v: %s%s", err, out, stderr.String())
+				}
+				used := sh.used(l[0], l[1])
+				want := fmt.Sprintf("n\n%d\nn,lo\n%d,%d\n", sh.count(l[0], l[1]), n-used, used+1)
+				if string(out) != want {
+					t.Errorf("%s\ngot:\n%swant:\n%s", q, out, want)
+				}
+			})
+		}
 	}
 }
 

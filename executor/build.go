@@ -164,6 +164,9 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 	if c.assign.max != nil {
 		c.assign.max.src = opts.src
 	}
+	if us, ok := opts.src.(*unnestSource); ok && us.wm != nil { // (CROSS JOIN UNNEST: its input rows are checked by the same rule, one per job)
+		us.refuse = c.assign.max
+	}
 	if marks {
 		c.assign.marks, c.assign.buf = true, make([]Mark, 0, vector.Cap)
 	}

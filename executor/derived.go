@@ -138,13 +138,7 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			run := job
-			if ws := readerWindows(ds.hub.job, job, ds.d); ws != nil { // (SPEC 1, 2.4: what the reader refuses, the part refuses before its watermark moves)
-				cp := *job
-				cp.ReaderWindows = ws
-				run = &cp
-			}
-			stats, err := runWith(ds.ctx, run, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees})
 			if err == nil {
 				err = cs.flush()
 			}

@@ -71,7 +71,9 @@
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
 // joinsource.go, unnest.go, maxfuture.go; tee.go: one open of a stream that
-// can be read once fanned out to the job's readers of it, plan.Job.Tees;
+// can be read once fanned out to the job's readers of it, plan.Job.Tees,
+// which hands back to stdin the furthest any reader's job used, each
+// reader an Unreader and a HandsBack of its own;
 // joinpipe.go: an interval join of two files on goroutines of its own, its
 // inputs read ahead, its sink calls replayed by the job's goroutine before
 // the joined batch they came before) and the live status (live.go).

@@ -48,7 +48,7 @@ type semiBuild struct {
 // order, then the build condition (BOOLEAN), the event time and each row's
 // watermark (the build stream's WATERMARK expression) when j has them.
 func markLayout(j *plan.Join) op.MarkLayout {
-	l := op.MarkLayout{KeyTypes: j.KeyTypes, Cond: j.BuildFilter != nil, Time: catalog.Unknown}
+	l := op.MarkLayout{KeyTypes: j.KeyTypes, NullSafe: j.NullSafe, Cond: j.BuildFilter != nil, Time: catalog.Unknown}
 	if j.EventTime() {
 		l.Time, l.WM = j.BuildTypes[j.BuildTime], true
 	}

@@ -159,7 +159,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	// the relation's reader does not commit with it, derived.go)
 	grouped := joinReplayable(job) && !opens.buildSide
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed())}
-	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
+	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, NullSafe: both.NullSafe, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
 		var ks []*expr.Kernel
@@ -253,7 +253,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	js.acct = budget.Account(fmt.Sprintf("the %s %s", both.Type, both.Kind()), "rows of "+both.Inputs[0].Name+" and "+both.Inputs[1].Name)
 	var err error
 	if both.Temporal {
-		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keep: spec.Keep, Keys: spec.Keys, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions, Residual: spec.Residual}, js, js.acct)
+		js.j, err = op.NewTemporal(op.TemporalSpec{Kind: spec.Kind, Types: spec.Types, Keep: spec.Keep, Keys: spec.Keys, NullSafe: spec.NullSafe, Time: spec.Time, Stamp: spec.Stamp, KeepVersions: both.KeepVersions, Residual: spec.Residual}, js, js.acct)
 	} else {
 		var jo *op.Join
 		if jo, err = op.NewJoin(spec, js, js.acct); err == nil {

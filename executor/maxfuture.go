@@ -30,9 +30,10 @@ import (
 // (SPEC 2.4, issue 30: aggregate.WindowRangeReason), so that such a row,
 // malformed, does not move the watermark either (SPEC 1, "Bad input"). In a
 // part of a relation whose rows carry its watermark (plan.Derived.Stamps)
-// that includes its readers' windows (plan.Job.ReaderWindows, set by
-// derivedSource.start): a row the relation drops (its WHERE, or an UNNEST
-// of nothing) would otherwise move the watermark its readers carry.
+// that includes its readers' windows (plan.Job.ReaderWindows, which the
+// planner sets, planner/rule_readerwins.go): a row the relation drops
+// (its WHERE, or an UNNEST of nothing) would otherwise move the watermark
+// its readers carry.
 type maxFuture struct {
 	ms    int64
 	hasMs bool       // the stream has 'watermark.max-future' (ms)
@@ -59,29 +60,6 @@ func newMaxFuture(job *plan.Job) *maxFuture {
 		return nil
 	}
 	return &maxFuture{ms: ms, hasMs: ok, wins: wins, col: job.Stream.EventTime, rej: make([]int32, 0, vector.Cap)}
-}
-
-// overInput returns m's rule over the input rows of CROSS JOIN UNNEST
-// (unnestSource.refuse), whose first ncols columns are the job's batch's:
-// the windows over those columns (a window over an unnested column is
-// checked on the unnested rows by the assigner alone), nil when m is nil
-// or nothing is left to check. It shares m's scratch-free fields only; the
-// input rows it refuses are not recorded (the assigner refuses the
-// unnested rows themselves).
-func (m *maxFuture) overInput(ncols int) *maxFuture {
-	if m == nil || m.col < 0 || m.col >= ncols {
-		return nil
-	}
-	in := &maxFuture{ms: m.ms, hasMs: m.hasMs, col: m.col}
-	for _, r := range m.wins {
-		if r.col < ncols {
-			in.wins = append(in.wins, r)
-		}
-	}
-	if !in.hasMs && len(in.wins) == 0 {
-		return nil
-	}
-	return in
 }
 
 // winRange is the times whose windows fit in an int64 (window.Range) of one
@@ -126,38 +104,6 @@ func addRange(out []winRange, job *plan.Job, w *plan.Window) []winRange {
 	return out
 }
 
-// readerWindows returns the windows that part, a job of the relation d
-// read by reader (plan.Derived.Parts), must refuse rows by
-// (plan.Job.ReaderWindows): with d.Stamps (the reader's watermark is the
-// one part carries, so a row part drops or expands to none still moves
-// it), the reader's windows over its event time (the relation's, part's
-// own event time projected as it is) and those it got from its own
-// readers, each over part's event time; nil when none.
-func readerWindows(reader, part *plan.Job, d *plan.Derived) []*plan.Window {
-	et := part.Stream.EventTime
-	if !d.Stamps || et < 0 || reader.Stream.EventTime < 0 {
-		return nil
-	}
-	var out []*plan.Window
-	add := func(w *plan.Window) {
-		if w == nil || w.ProcTime || w.TimeCol != reader.Stream.EventTime {
-			return
-		}
-		c := *w
-		c.TimeCol, c.TimeType, c.Partition, c.Of = et, part.Stream.Columns[et].Type, nil, nil
-		out = append(out, &c)
-	}
-	for _, br := range reader.AllBranches() {
-		if br.Agg != nil {
-			add(br.Agg.Window)
-		}
-	}
-	for _, w := range reader.ReaderWindows {
-		add(w)
-	}
-	return out
-}
-
 // outside returns the first of m's windows that row i of b has a time
 // outside the range of, -1 for none (a NULL time is in range: the
 // aggregate drops it).
@@ -176,6 +122,26 @@ func (m *maxFuture) outside(b *vector.Batch, i int32) int {
 func (m *maxFuture) tooFar(b *vector.Batch, i int32, wm int64, set bool) bool {
 	if len(m.wins) > 0 && m.outside(b, i) >= 0 {
 		return true
+	}
+	c := b.Cols[m.col]
+	return m.hasMs && set && !c.Null[i] && tooFarAhead(c.I[i], wm, m.ms)
+}
+
+// tooFarIn is tooFar over rows b of the job's first ncols batch columns:
+// the input rows of CROSS JOIN UNNEST (unnestSource.stampInput, whose
+// columns are those), checked by the assigner's own rule before they are
+// unnested, so that a row it refuses moves no watermark there either. A
+// window over a later column (an unnested one) is checked on the unnested
+// rows by the assigner alone; nothing is refused when the event time is
+// not among the columns.
+func (m *maxFuture) tooFarIn(b *vector.Batch, i int32, wm int64, set bool, ncols int) bool {
+	if m.col < 0 || m.col >= ncols {
+		return false
+	}
+	for _, r := range m.wins {
+		if c := b.Cols[r.col]; r.col < ncols && !c.Null[i] && (c.I[i] < r.lo || c.I[i] > r.hi) {
+			return true
+		}
 	}
 	c := b.Cols[m.col]
 	return m.hasMs && set && !c.Null[i] && tooFarAhead(c.I[i], wm, m.ms)

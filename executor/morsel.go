@@ -183,7 +183,7 @@ func runMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened, sink
 	newWorkers := func(n int) {
 		ws = make([]*morselWorker, n)
 		for i := range ws {
-			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.Stream.Shared().ErrorsSide)}
+			w := &morselWorker{sink: &chunkSinkOp{}, in: newStep(job.ErrorsConfig().ErrorsSide)}
 			// (each chain has its own mark operators over the shared build
 			// states: the build sides are read whole, so marking only reads them)
 			w.c = buildChain(job, joins, w.sink, chainOpts{src: src, parts: in.h.Partitions, timed: p.c.timed, exprs: p.exprs})

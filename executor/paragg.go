@@ -187,7 +187,7 @@ func newPaggOut(ao *aggregate.Operator, nb, no int, free *StateBudget) *paggOut 
 // (chainOpts.timed), its expressions compiled in the job's expression
 // context exprs.
 func newPaggWorker(job *plan.Job, ao *aggregate.Operator, in opened, timed bool, exprs *expr.Context) *paggWorker {
-	w := &paggWorker{in: newStep(job.Stream.Shared().ErrorsSide)}
+	w := &paggWorker{in: newStep(job.ErrorsConfig().ErrorsSide)}
 	opts := chainOpts{src: in.src, parts: in.h.Partitions, timed: timed, exprs: exprs, afterRouter: []func(down *Emitter) (Operator, string){
 		func(down *Emitter) (Operator, string) {
 			w.op = aggregate.NewPartial(ao, job.WatermarkCol, down)

@@ -60,7 +60,7 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 			return e
 		}
 	}
-	c := st.Shared()
+	c := plan.ErrorsStream(st).Shared() // (a relation's refusals go by the errors options of the stream its rows come from)
 	e := &StreamErrors{Stream: st.Name, Policy: c.Errors, Side: c.ErrorsSide, DeadLetter: c.ErrorsStream}
 	s.Streams = append(s.Streams, e)
 	return e
@@ -397,10 +397,14 @@ func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins
 	opts.src, opts.parts, opts.left, opts.timed = src.src, src.h.Partitions, src.left, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
 	p.es = stats.stream(job.Stream)
+	if job.Both != nil { // (a window over a join planned as one job: its refusals go by the left input's errors options)
+		c := job.ErrorsConfig()
+		p.es.Policy, p.es.Side, p.es.DeadLetter = c.Errors, c.ErrorsSide, c.ErrorsStream
+	}
 	if p.c.assign.max != nil {
 		p.c.assign.max.es = p.es
 	}
-	p.in = newStep(job.Stream.Shared().ErrorsSide)
+	p.in = newStep(p.es.Side) // (the errors output of the stream the rows come from: a relation has none of its own, plan.ErrorsStream)
 	p.rows = &stats.Rows
 }
 

@@ -258,7 +258,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 		an.hold = hold
 	}
 	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true,
-		in: newStep(st.Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
+		in: newStep(plan.ErrorsStream(st).Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
 	hold.ch, hold.fp, hold.es = ch, fp, es
 	for _, tb := range timed {
 		for len(s.builds) <= tb.port.Input {
@@ -693,7 +693,7 @@ func newProbeHold(job *plan.Job, wcol int, acct *StateAccount) (*probeHold, erro
 		return nil, err
 	}
 	return &probeHold{j: j, out: vector.NewBatch(types), errs: vector.NewBatch(op.HeldErrorTypes), stream: job.Stream.Name, cut: -1, acct: acct, wcol: wcol,
-		step: newStep(job.Stream.Shared().ErrorsSide)}, nil
+		step: newStep(job.ErrorsConfig().ErrorsSide)}, nil
 }
 
 // Used implements flow.HandBack: what the job used of the probe source's

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/records"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -73,6 +74,13 @@ func (s *teeSet) close() {
 // late output (joinInput.echo): the fan-out's decisions, written down in
 // the README's composition section and in EXPLAIN's Tee node. The source's
 // position texts and progress are the one source's.
+//
+// A source that hands back what the job did not use (stdin, SPEC 1: the
+// session's next job reads on from the end of the last row used) is told,
+// when it closes, the furthest any reader went (handBack): each reader
+// keeps what its job used of the last batch it took (its Unreader calls,
+// or its job's flow.HandBack), and the later of the readers' positions in
+// the source's last batch is what the job used of it.
 type tee struct {
 	st      *catalog.Stream
 	readers int // as planned (plan.Tee.Readers)
@@ -89,6 +97,15 @@ type tee struct {
 	account *StateAccount
 	end     error // io.EOF or the source's error, once it came
 	srcDone bool  // the source is closed
+	// pulls counts the source's batches pulled so far (each Next that gave
+	// rows or malformed rows): the source's last batch is pull number pulls
+	pulls int
+	// handsBack is the source's hand-back handle (SourceHandles.HandsBack:
+	// stdin), nil when it has none; each reader then offers its own
+	// (teeReader.SetHandBack), read when it closes
+	handsBack connector.HandsBack
+	// readersOf are the readers opened so far, in open order (handBack)
+	readersOf []*teeReader
 
 	// pb and bad are the pulled batch and its malformed rows, used under
 	// the pull token only; after ErrWaiting the next pull passes pb again
@@ -102,6 +119,7 @@ type tee struct {
 type teeQueue struct {
 	q      []*vector.Batch
 	bytes  []int64
+	pulls  []int // each one's pull number (tee.pulls)
 	closed bool
 }
 
@@ -117,7 +135,7 @@ func (t *tee) reader(ctx context.Context, set *teeSet, open func(ctx context.Con
 	}
 	if t.opened == 0 {
 		o, err := open(set.ctx)
-		t.src, t.openErr = o.src, err
+		t.src, t.openErr, t.handsBack = o.src, err, o.h.HandsBack
 		t.pb = vector.NewBatch(t.st.Types())
 		t.account = set.budget.Account("Tee "+t.st.Name, "rows of stream "+t.st.Name+" its readers have not taken yet")
 		t.account.Detail = t.detail
@@ -130,7 +148,12 @@ func (t *tee) reader(ctx context.Context, set *teeSet, open func(ctx context.Con
 	}
 	r := &teeReader{t: t, ctx: ctx, q: t.queues[t.opened], index: t.opened}
 	t.opened++
-	return opened{src: r, tee: t}, nil
+	t.readersOf = append(t.readersOf, r)
+	o := opened{src: r, tee: t}
+	if t.handsBack != nil {
+		o.h.HandsBack = r
+	}
+	return o, nil
 }
 
 // detail says, when the queued rows pass the budget, how many readers the
@@ -139,16 +162,47 @@ func (t *tee) detail() string {
 	return fmt.Sprintf("one read of stream %s fanned out to %d readers: a reader read ahead of another, such as a join's build side read whole first; declare the stream over a file to let each reader read it on its own", t.st.Name, t.readers)
 }
 
-// closeSource closes t's source once (t.mu not held).
+// closeSource closes t's source once (t.mu not held), telling it first
+// what the job used of its last batch (handBack).
 func (t *tee) closeSource() {
 	t.mu.Lock()
 	src := t.src
 	done := t.srcDone || src == nil
 	t.srcDone = true
+	if !done {
+		t.handBack()
+	}
 	t.mu.Unlock()
 	if !done {
 		_ = src.Close()
 	}
+}
+
+// handBack tells a source that takes back what a job did not use
+// (Unreader: stdin, SPEC 1) what the job used of its last batch: the later
+// of its readers' positions in it (teeReader.at, rows and bad: the first
+// rows good rows and the first bad malformed rows, which the source's
+// UnreadAfter takes as the later of the two); all of it when a reader
+// used all of it; none of it when no reader took it. (Rows of an earlier
+// batch a reader did not use are not handed back: a source takes back
+// from its last batch only, and a reader took every batch before the
+// furthest reader's, whose rows it used.) t.mu held.
+func (t *tee) handBack() {
+	u, ok := t.src.(Unreader)
+	if !ok || t.pulls == 0 {
+		return
+	}
+	rows, bad := 0, 0
+	for _, r := range t.readersOf {
+		if r.at != t.pulls {
+			continue
+		}
+		if r.rows < 0 {
+			return // (a reader used all of it: nothing goes back)
+		}
+		rows, bad = max(rows, r.rows), max(bad, r.bad)
+	}
+	u.UnreadAfter(rows, bad)
 }
 
 // enqueue adds a copy of t.pb to every reader's queue that is not closed,
@@ -171,7 +225,7 @@ func (t *tee) enqueue() error {
 		}
 		c.AppendRows(t.pb, 0, t.pb.N)
 		size := batchBytes(c)
-		q.q, q.bytes = append(q.q, c), append(q.bytes, size)
+		q.q, q.bytes, q.pulls = append(q.q, c), append(q.bytes, size), append(q.pulls, t.pulls)
 		if e := t.account.Grow(size); e != nil && err == nil {
 			err = e
 		}
@@ -200,6 +254,12 @@ type teeReader struct {
 	// arena holds the texts of the malformed rows this reader's last Next
 	// gave (records.OwnRaw), valid until its next Next
 	arena []byte
+	// at is the pull number (tee.pulls) of the last batch this reader
+	// gave, 0 when none; rows and bad what its job used of it (Unread,
+	// UnreadAfter, or hb at Close), -1 when all of it
+	at, rows, bad int
+	// hb is the job's account of what it used (SetHandBack), read at Close
+	hb connector.HandBack
 }
 
 // Next implements Source: the reader's next queued batch, or, when none is
@@ -212,7 +272,8 @@ func (r *teeReader) Next(b *vector.Batch, bad *[]BadRow) error {
 		t.mu.Lock()
 		if len(r.q.q) > 0 {
 			c, size := r.q.q[0], r.q.bytes[0]
-			r.q.q, r.q.bytes = r.q.q[1:], r.q.bytes[1:]
+			r.at, r.rows, r.bad = r.q.pulls[0], -1, -1
+			r.q.q, r.q.bytes, r.q.pulls = r.q.q[1:], r.q.bytes[1:], r.q.pulls[1:]
 			b.Reset()
 			b.AppendRows(c, 0, c.N)
 			t.free = append(t.free, c)
@@ -264,6 +325,12 @@ func (r *teeReader) pullLocked(bad *[]BadRow) (error, bool) {
 		r.arena = records.OwnRaw(r.arena[:0], t.bad) // (the decoder's buffer changes at the next pull, maybe another reader's)
 		*bad = append(*bad, t.bad...)
 	}
+	if err == nil && (t.pb.N > 0 || len(t.bad) > 0) {
+		t.pulls++
+		if t.pb.N == 0 { // (malformed rows only, this reader's alone: it gave the batch)
+			r.at, r.rows, r.bad = t.pulls, -1, -1
+		}
+	}
 	switch {
 	case errors.Is(err, ErrWaiting):
 		return err, false
@@ -286,14 +353,42 @@ func (r *teeReader) Position(line int64) string { return r.t.src.Position(line) 
 // Progress implements Source: the one source's progress.
 func (r *teeReader) Progress() (int64, int64) { return r.t.src.Progress() }
 
+// Unread implements Unreader: the job used the first rows rows of the
+// last batch this reader gave (tee.handBack).
+func (r *teeReader) Unread(rows int) { r.UnreadAfter(rows, 0) }
+
+// UnreadAfter implements Unreader: the job used the first rows good rows
+// and the first bad malformed rows of the last batch this reader gave
+// (tee.handBack).
+func (r *teeReader) UnreadAfter(rows, bad int) {
+	r.t.mu.Lock()
+	r.rows, r.bad = rows, bad
+	r.t.mu.Unlock()
+}
+
+// SetHandBack implements connector.HandsBack (the reader's
+// SourceHandles.HandsBack when the tee's source has one): Close reads hb,
+// whose account, when it says ok, replaces the Unreader calls
+// (flow.HandBack: an event-time semi join's held rows).
+func (r *teeReader) SetHandBack(hb connector.HandBack) { r.hb = hb }
+
 // Close implements Source: the reader's queued rows are dropped and no more
-// are queued for it; the last reader to close closes the source.
+// are queued for it; the last reader to close closes the source, telling
+// it what the job used (tee.handBack).
 func (r *teeReader) Close() error {
 	t := r.t
+	var rows, bad int
+	var ok bool
+	if r.hb != nil {
+		rows, bad, ok = r.hb.Used()
+	}
 	t.mu.Lock()
 	if r.done {
 		t.mu.Unlock()
 		return nil
+	}
+	if ok {
+		r.rows, r.bad = rows, bad
 	}
 	r.done, r.q.closed = true, true
 	var size int64
@@ -301,7 +396,7 @@ func (r *teeReader) Close() error {
 		size += r.q.bytes[i]
 		t.free = append(t.free, c)
 	}
-	r.q.q, r.q.bytes = nil, nil
+	r.q.q, r.q.bytes, r.q.pulls = nil, nil, nil
 	_ = t.account.Grow(-size)
 	t.closed++
 	last := t.closed == t.readers
@@ -312,4 +407,8 @@ func (r *teeReader) Close() error {
 	return nil
 }
 
-var _ Source = (*teeReader)(nil)
+var (
+	_ Source              = (*teeReader)(nil)
+	_ Unreader            = (*teeReader)(nil)
+	_ connector.HandsBack = (*teeReader)(nil)
+)

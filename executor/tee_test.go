@@ -235,3 +235,74 @@ func TestTeeClosedReaderQueuesNothing(t *testing.T) {
 		t.Errorf("source closed %d times, want 1", src.closed)
 	}
 }
+
+// teeUnreadSource is a teeTestSource that takes rows back (Unreader, as
+// stdin does): it records the UnreadAfter calls.
+type teeUnreadSource struct {
+	teeTestSource
+	unread [][2]int
+}
+
+func (s *teeUnreadSource) Unread(rows int)           { s.UnreadAfter(rows, 0) }
+func (s *teeUnreadSource) UnreadAfter(rows, bad int) { s.unread = append(s.unread, [2]int{rows, bad}) }
+
+// TestTeeHandBack: the tee's source is told, when it closes, the furthest
+// position its readers' jobs used of its last batch (tee.handBack): the
+// later of the readers' in that batch, nothing when a reader used all of
+// it, all of it back when no reader took it; a reader's job's HandBack
+// replaces its Unread. The reference is each case's expected call, by
+// hand.
+func TestTeeHandBack(t *testing.T) {
+	type step struct {
+		reader, batches int // the reader takes this many batches more
+		unread          [2]int
+		hb              bool // the unread comes from a HandBack read at Close
+	}
+	cases := []struct {
+		name  string
+		steps []step
+		want  [][2]int
+	}{
+		{"later of two in the last batch", []step{{0, 2, [2]int{5, 0}, false}, {1, 2, [2]int{7, 1}, false}}, [][2]int{{7, 1}}},
+		{"one used all of it", []step{{0, 2, [2]int{5, 0}, false}, {1, 2, [2]int{-1, -1}, false}}, nil},
+		{"the furthest reader decides", []step{{0, 1, [2]int{3, 0}, false}, {1, 3, [2]int{2, 0}, false}}, [][2]int{{2, 0}}},
+		{"a job's HandBack", []step{{0, 2, [2]int{4, 0}, true}, {1, 1, [2]int{1, 0}, false}}, [][2]int{{4, 0}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := &teeUnreadSource{teeTestSource: teeTestSource{n: 100, size: 10}}
+			set, open := openTee(t, src, 2, 0)
+			readers := []Source{open(), open()}
+			b := vector.NewBatch(teeTestStream.Types())
+			for _, s := range c.steps {
+				r := readers[s.reader]
+				for range s.batches {
+					var bad []BadRow
+					if err := r.Next(b, &bad); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if s.unread[0] < 0 {
+					continue
+				}
+				if s.hb {
+					r.(*teeReader).SetHandBack(fixedHandBack(s.unread))
+				} else {
+					r.(Unreader).UnreadAfter(s.unread[0], s.unread[1])
+				}
+			}
+			for _, r := range readers {
+				_ = r.Close()
+			}
+			set.close()
+			if fmt.Sprint(src.unread) != fmt.Sprint(c.want) || src.closed != 1 {
+				t.Errorf("unread %v, closed %d times; want %v, once", src.unread, src.closed, c.want)
+			}
+		})
+	}
+}
+
+// fixedHandBack is a job's HandBack that used its first rows and bad.
+type fixedHandBack [2]int
+
+func (h fixedHandBack) Used() (int, int, bool) { return h[0], h[1], true }

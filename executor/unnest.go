@@ -47,9 +47,10 @@ type unnestSource struct {
 	// (watermarker.carried; per partition, stampPartsSel) before moving
 	// the watermark by the row itself; cur and set the watermark after the
 	// rows read, per partition (indexed by number; one, 0, when parts is
-	// nil). refuse is the assigner's rule for refused rows (maxfuture.go,
-	// SPEC 1 and 4: 'watermark.max-future', a window outside int64) over
-	// the input rows (maxFuture.overInput; nil: none): an input row it
+	// nil). refuse is the job's watermark assigner's rule for refused rows
+	// (maxfuture.go, SPEC 1 and 4: 'watermark.max-future', a window outside
+	// int64; nil: none), the one the chain built (buildChain sets it),
+	// applied to the input rows (maxFuture.tooFarIn): an input row it
 	// refuses moves nothing, as the plain path's assigner refuses it.
 	wm      *expr.Kernel
 	wmCol   int
@@ -83,7 +84,6 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 		s.stamps, s.stamped = make([]int64, vector.Cap), make([]bool, vector.Cap)
 		s.cur, s.set = make([]int64, 1), make([]bool, 1)
 		s.parts = in.h.Partitions
-		s.refuse = newMaxFuture(job).overInput(s.ncols)
 	}
 	return s, nil
 }
@@ -148,7 +148,7 @@ func (s *unnestSource) stampInput() {
 			}
 		}
 		s.stamps[i], s.stamped[i] = s.cur[p], s.set[p]
-		if s.refuse != nil && s.refuse.tooFar(s.in, i, s.cur[p], s.set[p]) {
+		if s.refuse != nil && s.refuse.tooFarIn(s.in, i, s.cur[p], s.set[p], s.ncols) {
 			continue // (refused, as the assigner refuses it)
 		}
 		if !v.Null[i] && (!s.set[p] || v.I[i] > s.cur[p]) {

@@ -152,7 +152,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 	if cond != nil {
 		conds = conjuncts(cond, nil)
 	}
-	addKey := func(l, r ast.ExprNode, at ast.Node) error {
+	addKey := func(l, r ast.ExprNode, at ast.Node, nullSafe bool) error {
 		le, err := left.compile(l)
 		if err != nil {
 			return err
@@ -168,10 +168,14 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		j.ProbeKeys = append(j.ProbeKeys, le2)
 		j.BuildKeys = append(j.BuildKeys, re2)
 		j.KeyTypes = append(j.KeyTypes, le2.Type)
+		if nullSafe {
+			j.NullSafe = append(j.NullSafe, make([]bool, len(j.KeyTypes)-len(j.NullSafe))...)
+			j.NullSafe[len(j.KeyTypes)-1] = true
+		}
 		return nil
 	}
 	for _, k := range extraKeys {
-		if err := addKey(k[0], k[1], k[0]); err != nil {
+		if err := addKey(k[0], k[1], k[0], false); err != nil {
 			return nil, err
 		}
 	}
@@ -191,18 +195,18 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 			continue
 		}
 		eq, ok := c.(*ast.BinaryOperationExpr)
-		if ok && eq.Op == opcode.EQ {
+		if ok && (eq.Op == opcode.EQ || eq.Op == opcode.NullEQ) { // (IS NOT DISTINCT FROM, <=>: a null-safe key, Flink's)
 			lm, err1 := two.sides(eq.L)
 			rm, err2 := two.sides(eq.R)
 			if err1 == nil && err2 == nil {
 				switch {
 				case lm == sideLeft && rm == sideRight:
-					if err := addKey(eq.L, eq.R, c); err != nil {
+					if err := addKey(eq.L, eq.R, c, eq.Op == opcode.NullEQ); err != nil {
 						return nil, err
 					}
 					continue
 				case lm == sideRight && rm == sideLeft:
-					if err := addKey(eq.R, eq.L, c); err != nil {
+					if err := addKey(eq.R, eq.L, c, eq.Op == opcode.NullEQ); err != nil {
 						return nil, err
 					}
 					continue

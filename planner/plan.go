@@ -389,6 +389,7 @@ func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (
 		return nil, err
 	}
 	ruleTeeJob(j)
+	ruleReaderWindowsJob(j)
 	if err := ruleReplayJob(j); err != nil && replay {
 		return nil, err
 	}

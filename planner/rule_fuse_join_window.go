@@ -30,10 +30,13 @@ import (
 //
 // Side branches over the relation beside the window (SPEC 2.1) are
 // planned over the joined rows with it when each filters and projects the
-// relation's rows (inlineSides): SPEC 2.1's first match then gives each
-// the joined rows it took and the window the rest, as over the relation;
-// their replay is the window's with the join's watermark as the commit's
-// f (plan.Job.JoinWindowReplayed; the executor's newJoinAggReplay).
+// relation's rows, or aggregates them (a window on the relation's event
+// time, or an updating GROUP BY: fuseSideAgg; inlineSides): SPEC 2.1's
+// first match then gives each the joined rows it took and the window the
+// rest, as over the relation; their replay is the window's with the
+// join's watermark as the commit's f (plan.Job.JoinWindowReplayed; the
+// executor's newJoinAggReplay), the side aggregates' changes and windows
+// of the pairs the run before wrote not written again.
 //
 // The shape: main is a window aggregate (not a cascaded one) with no
 // join, UNNEST, LIMIT, rank or dead letters, whose DESCRIPTOR names the relation's event time; the
@@ -104,11 +107,42 @@ func ruleFuseJoinWindow(st *catalog.Stream, branches []*Branch, main *Branch) (*
 	}
 	bj := *both // (LateOutput is the fused job's: ruleBothJoinJob)
 	b.Both, b.Stream, b.Uses = &bj, &js, pm.Uses
-	sides, ok := inlineSides(st, branches, &js, pm, subst)
+	sideAgg := func(sa *plan.Aggregate) *plan.Aggregate { return fuseSideAgg(sa, d, lt, subst, dwm, swm) }
+	sides, ok := inlineSides(st, branches, &js, pm, subst, sideAgg)
 	if !ok { // (plan.Derived.joinWindowWhy)
 		return st, branches, main
 	}
 	return &js, sides, &b
+}
+
+// fuseSideAgg returns aggregate a of a side branch over relation d, beside
+// the window of ruleFuseJoinWindow, planned over the joined rows (lt the
+// joined stream's time column; subst, dwm and swm as inlineAgg's): a
+// TUMBLE, HOP, CUMULATE or SESSION aggregate on the relation's event time
+// (it fires by the job's one watermark over the joined rows, as the main
+// window does), or an updating GROUP BY or global aggregate (SPEC 2.8)
+// without mini-batch; nil for any other (a cascaded window, a window TVF
+// read without GROUP BY, one on processing time or on another column),
+// which keeps the relation a job of its own. Such a side is replayed with
+// the window (plan.Job.JoinWindowReplayed; the connector package doc, "A
+// window aggregate over a join").
+func fuseSideAgg(a *plan.Aggregate, d *plan.Derived, lt int, subst func(*Expr) *Expr, dwm, swm int) *plan.Aggregate {
+	if !a.Grouped || a.MiniBatch {
+		return nil
+	}
+	if w := a.Window; w != nil && (a.Updating || w.Of != nil || w.ProcTime || d.TimeCol < 0 || w.TimeCol != d.TimeCol) || w == nil && !a.Updating {
+		return nil
+	}
+	aa := inlineAgg(a, subst, dwm, swm)
+	if aa == nil {
+		return nil
+	}
+	if a.Window != nil {
+		if aa.Window = inlineWindow(a.Window, lt, subst); aa.Window == nil {
+			return nil
+		}
+	}
+	return aa
 }
 
 // fusableJoin reports whether join j can be planned as one job with a

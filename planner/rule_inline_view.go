@@ -154,7 +154,7 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 		b.Rank = &rr
 	}
 	b.Stream, b.Uses = part.Stream, pm.Uses
-	sides, ok := inlineSides(st, branches, part.Stream, pm, subst)
+	sides, ok := inlineSides(st, branches, part.Stream, pm, subst, nil)
 	if !ok {
 		return st, branches, main
 	}
@@ -171,17 +171,33 @@ func ruleInlineView(st *catalog.Stream, branches []*Branch, main *Branch) (*cata
 // took of the relation's (a row the relation's WHERE drops goes to no
 // branch, as it never reached one), and the main query the rest, as
 // over the relation. Each side must filter and project the relation's
-// rows (no aggregate, rank, join, UNNEST, LIMIT or dead letters of its
-// own: it keeps no state, so a replay writes nothing of it again, I3);
-// ok is false otherwise, or when subst cannot rewrite an expression.
-func inlineSides(st *catalog.Stream, branches []*Branch, pst *catalog.Stream, pm *Branch, subst func(*Expr) *Expr) (sides []*Branch, ok bool) {
+// rows (no aggregate but agg's below, no rank, join, UNNEST, LIMIT or dead
+// letters of its own: it keeps no state, so a replay writes nothing of it
+// again, I3); ok is false otherwise, or when subst cannot rewrite an
+// expression.
+//
+// agg, when not nil, plans a side branch's own aggregate over the joined
+// rows too (ruleFuseJoinWindow: sideAgg): it returns the aggregate
+// rewritten, or nil when that aggregate cannot be planned so (ok is then
+// false); such a side's HAVING and select list read the aggregate row and
+// stay as they were. With agg nil a side branch that aggregates makes ok
+// false.
+func inlineSides(st *catalog.Stream, branches []*Branch, pst *catalog.Stream, pm *Branch, subst func(*Expr) *Expr, agg func(*plan.Aggregate) *plan.Aggregate) (sides []*Branch, ok bool) {
 	for _, b := range branches {
-		if b.Stream != st || b.Agg != nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 || len(b.DeadLetters) > 0 {
+		if b.Stream != st || b.Agg != nil && agg == nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 || len(b.DeadLetters) > 0 {
 			return nil, false
 		}
 		sb := *b
 		if sb.Where, ok = inlineWhere(pm.Where, b.Where, subst); !ok {
 			return nil, false
+		}
+		sb.Stream, sb.Uses = pst, pm.Uses
+		if b.Agg != nil { // (its HAVING and select list read the aggregate row)
+			if sb.Agg = agg(b.Agg); sb.Agg == nil {
+				return nil, false
+			}
+			sides = append(sides, &sb)
+			continue
 		}
 		sb.Project = make([]*Expr, len(b.Project))
 		for k, e := range b.Project {
@@ -189,7 +205,6 @@ func inlineSides(st *catalog.Stream, branches []*Branch, pst *catalog.Stream, pm
 				return nil, false
 			}
 		}
-		sb.Stream, sb.Uses = pst, pm.Uses
 		sides = append(sides, &sb)
 	}
 	return sides, true

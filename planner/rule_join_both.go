@@ -43,6 +43,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	case join.Tp == ast.RightJoin:
 		both.Type = plan.RightJoin
 	}
+	both.Simplified = sp.sel.Simplified[join]
 	if join.NaturalJoin || len(join.Using) > 0 { // (ruleJoinUsing rewrites the query's own; this is an inner one)
 		return parser.Errorf(sp.pos(join.Right), "USING and NATURAL JOIN join two relations here; join more with ON (a JOIN b ON a.k = b.k JOIN c ON b.k = c.k)")
 	}
@@ -156,7 +157,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if err := sp.joinScope(both); err != nil {
 			return err
 		}
-		both.Keys = [2][]int{}
+		both.Keys, both.NullSafe = [2][]int{}, nil
 		if sp.q.Where != nil && (join.On == nil || both.Type == plan.InnerJoin) {
 			sp.consumed = map[ast.ExprNode]bool{}
 		}
@@ -181,7 +182,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		if from != q {
 			such = fmt.Sprintf("%s JOIN %s ON %s", from[0], from[1], such)
 		}
-		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s%s", such, nullSafeHint(conds))
+		return parser.Errorf(at, "a join needs at least one equality between its two sides (SPEC 2.7), such as %s", such)
 	}
 	if both.Type != plan.InnerJoin && len(rest) > 0 {
 		// an outer join's other ON terms decide which pairs join (a row
@@ -372,19 +373,6 @@ func pkCondition(both *plan.BothJoin, pk []string) string {
 // joinCondition sorts the conjuncts of a join's condition into both's keys
 // and time bounds, and returns the others. For a comma join (sp.consumed
 // set) it marks the conjuncts it used, which are then no WHERE of the query.
-// nullSafeHint is what the error for a join without an equality adds when
-// its condition compares the sides with IS NOT DISTINCT FROM (a <=> b),
-// which Flink takes as a join key whose NULLs match but streamql does not
-// yet: how to write a key whose NULLs match; "" otherwise.
-func nullSafeHint(conds []ast.ExprNode) string {
-	for _, c := range conds {
-		if x, ok := c.(*ast.BinaryOperationExpr); ok && x.Op == opcode.NullEQ {
-			return "; IS NOT DISTINCT FROM is not a join key here yet: write a.k = b.k (NULL keys never match), or, for NULL keys to match each other, COALESCE(a.k, x) = COALESCE(b.k, x) with an x no key has"
-		}
-	}
-	return ""
-}
-
 func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, lw int) ([]ast.ExprNode, error) {
 	var rest []ast.ExprNode
 	lo, hi := int64(0), int64(0)
@@ -501,7 +489,9 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 }
 
 // joinConjunct takes one conjunct of a join's condition: a key equality
-// (added to both.Keys) or a time bound (given to bound); it reports whether
+// (added to both.Keys; a.k IS NOT DISTINCT FROM b.k, or a.k <=> b.k, a
+// null-safe one, marked in both.NullSafe: Flink's join key whose NULLs
+// match each other) or a time bound (given to bound); it reports whether
 // it used c.
 func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, bound func(a, b *plan.Expr, op opcode.Op) bool, isTime func(*plan.Expr) bool) (bool, error) {
 	c = unparen(c)
@@ -522,7 +512,7 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 		return bound(e, l, opcode.GE) && bound(e, r, opcode.LE), nil
 	case *ast.BinaryOperationExpr:
 		switch x.Op {
-		case opcode.EQ:
+		case opcode.EQ, opcode.NullEQ:
 			a, err1 := sp.sc.compile(x.L)
 			b, err2 := sp.sc.compile(x.R)
 			if err1 != nil || err2 != nil {
@@ -559,6 +549,10 @@ func (sp *selectPlan) joinConjunct(both *plan.BothJoin, c ast.ExprNode, lw int, 
 			}
 			both.Keys[0] = append(both.Keys[0], a.Col)
 			both.Keys[1] = append(both.Keys[1], b.Col-lw)
+			if x.Op == opcode.NullEQ {
+				both.NullSafe = append(both.NullSafe, make([]bool, len(both.Keys[0])-len(both.NullSafe))...)
+				both.NullSafe[len(both.Keys[0])-1] = true
+			}
 			sp.sc.use(a.Col)
 			sp.sc.use(b.Col)
 			if isTime(a) && isTime(b) { // equal event times: also the bounds [0, 0] (a window join's window_end)

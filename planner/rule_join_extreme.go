@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"streamql/catalog"
 	"streamql/planner/plan"
 )
@@ -49,7 +51,8 @@ func ruleJoinExtreme(sp *selectPlan) error {
 // joinExtreme returns both's plan.JoinExtreme, the zero value when the
 // join is not one ruleJoinExtreme can prove.
 func joinExtreme(both *plan.BothJoin) plan.JoinExtreme {
-	if !both.Interval || both.Window || both.Lookup || both.Temporal || both.Type != plan.InnerJoin || both.Changes[0] || both.Changes[1] {
+	if !both.Interval || both.Window || both.Lookup || both.Temporal || both.Type != plan.InnerJoin || both.Changes[0] || both.Changes[1] || slices.Contains(both.NullSafe, true) {
+		// (a null-safe key's NULL rows join: none is an extreme to drop by)
 		return plan.JoinExtreme{}
 	}
 	for a := range 2 { // a: the aggregating input; s: the stream's

@@ -52,7 +52,7 @@ func ruleJoinSwapJob(j *Job) {
 		return
 	}
 	if !both.Lookup || both.Type != plan.InnerJoin || both.Changes[0] || both.Changes[1] || len(both.Residual) > 0 ||
-		both.StateTTL != 0 || both.Temporal || both.Interval || both.Window || both.Extreme.Size > 0 {
+		both.StateTTL != 0 || both.Temporal || both.Interval || both.Window || both.Extreme.Size > 0 || slices.Contains(both.NullSafe, true) {
 		return
 	}
 	for _, in := range both.Inputs {

@@ -309,7 +309,7 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 	}
 	var rest []ast.ExprNode
 	bound := false
-	rejects := map[joinSide]bool{}
+	rejects := map[joinSide][]string{} // (each side's rejecting conjuncts, as written: EXPLAIN shows them)
 	for _, c := range conjuncts(q.Where, nil) {
 		var cc colCollector
 		c.Accept(&cc)
@@ -335,9 +335,12 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 			// Flink's outer-join simplification: this condition drops
 			// every row the outer joins above the entry pad on its side
 			for _, js := range on.pads {
-				rejects[js] = true
+				rejects[js] = append(rejects[js], exprText(c, sel.Casts))
 			}
 			continue
+		}
+		if x, ok := unparen(c).(*ast.IsNullExpr); ok && x.Not && !on.nullable {
+			continue // (rn IS NOT NULL: a rank never is, so it holds for every row; the padded ones it rejected made the join INNER)
 		}
 		if on.nullable {
 			return nil, parser.Errorf(sel.Locate(c), "this WHERE condition bounds the rank %s of %s, whose rows an outer join pads (a padded row's rank is NULL, so WHERE drops it): write an INNER JOIN for the same rows, or bound the rank inside: (SELECT * FROM (…) WHERE %s <= N) AS %s", on.rn.O, on.qualCase, on.rn.O, on.qualCase)
@@ -498,11 +501,15 @@ type joinSide struct {
 // column it compares is NULL (Flink's outer-join simplification takes such
 // a condition on a padded side's column to drop every padded row): a
 // comparison (=, <>, <, <=, >, >=, not <=>), a BETWEEN or an IN list, not
-// negated, or an AND of them.
+// negated, IS NOT NULL, or an AND of them (Calcite's Strong, which Flink's
+// FlinkFilterJoinRule asks). IS NULL, IS [NOT] DISTINCT FROM, COALESCE
+// and an OR are not: they may hold for NULL.
 func nullRejecting(c ast.ExprNode) bool {
 	switch x := c.(type) {
 	case *ast.ParenthesesExpr:
 		return nullRejecting(x.Expr)
+	case *ast.IsNullExpr:
+		return x.Not
 	case *ast.BinaryOperationExpr:
 		switch x.Op {
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
@@ -527,9 +534,16 @@ func nullRejecting(c ast.ExprNode) bool {
 // when its right side is, an INNER JOIN when both are. The
 // joins it changes are copies (sel's own tree is the script's, planned
 // again by later statements); Locate finds a copy at its original's place.
-func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide]bool) *parser.Select {
+// Each copy's Select.Simplified says what it was and which conjuncts of
+// rejects (each side's, as written) made it what it is, for EXPLAIN:
+// "LEFT -> INNER (WHERE t.rn <= 10 rejects NULL rows)".
+func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide][]string) *parser.Select {
 	orig := map[ast.Node]ast.Node{}
 	joins := maps.Clone(sel.Joins)
+	simplified := maps.Clone(sel.Simplified)
+	if simplified == nil {
+		simplified = map[*ast.Join]string{}
+	}
 	var walk func(n ast.ResultSetNode) ast.ResultSetNode
 	walk = func(n ast.ResultSetNode) ast.ResultSetNode {
 		x, ok := n.(*ast.Join)
@@ -548,8 +562,8 @@ func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide]bool) *parser.S
 		full := sel.Joins[x] == parser.FullJoin
 		padL := full || x.Tp == ast.RightJoin
 		padR := full || x.Tp == ast.LeftJoin
-		padL = padL && !rejects[joinSide{x, 0}]
-		padR = padR && !rejects[joinSide{x, 1}]
+		padL = padL && rejects[joinSide{x, 0}] == nil
+		padR = padR && rejects[joinSide{x, 1}] == nil
 		if l == x.Left && r == x.Right && padL == (full || x.Tp == ast.RightJoin) && padR == (full || x.Tp == ast.LeftJoin) {
 			return n
 		}
@@ -558,19 +572,31 @@ func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide]bool) *parser.S
 		orig[&c] = x
 		if full || x.Tp == ast.LeftJoin || x.Tp == ast.RightJoin {
 			delete(joins, x)
+			was, now := "RIGHT", ""
+			if full {
+				was = "FULL"
+			} else if x.Tp == ast.LeftJoin {
+				was = "LEFT"
+			}
 			switch {
 			case padL && padR:
 				joins[&c] = parser.FullJoin
 			case padL:
-				c.Tp = ast.RightJoin
+				c.Tp, now = ast.RightJoin, "RIGHT"
 			case padR:
-				c.Tp = ast.LeftJoin
+				c.Tp, now = ast.LeftJoin, "LEFT"
 			default:
-				c.Tp = ast.CrossJoin
+				c.Tp, now = ast.CrossJoin, "INNER"
+			}
+			if why := append(slices.Clone(rejects[joinSide{x, 0}]), rejects[joinSide{x, 1}]...); now != "" && now != was && len(why) > 0 {
+				simplified[&c] = fmt.Sprintf("%s -> %s (WHERE %s rejects NULL rows)", was, now, strings.Join(why, " AND "))
 			}
 		} else if k, ok := joins[x]; ok {
 			delete(joins, x)
 			joins[&c] = k
+		}
+		if w, ok := simplified[x]; ok && simplified[&c] == "" {
+			simplified[&c] = w // (a join simplified by an earlier pass, copied again)
 		}
 		return &c
 	}
@@ -581,6 +607,7 @@ func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide]bool) *parser.S
 	out := *sel
 	out.Query = &q
 	out.Joins = joins
+	out.Simplified = simplified
 	locate := sel.Locate
 	out.Locate = func(n ast.Node) int {
 		if o, ok := orig[n]; ok {

@@ -17,7 +17,8 @@ import (
 // output goes to each reader; so does streamql: the job opens the stream
 // once and its tee (executor/tee.go) gives every reader every row
 // (plan.Job.Tees, shared with the parts of its derived relations, which
-// EXPLAIN shows as a Tee node on each reader's path). A stream that can be
+// EXPLAIN shows as one Scan and Tee feeding every reader, plan.Tree
+// sharedReads). A stream that can be
 // read again (a file, values, nexmark, datagen, Kafka outside a consumer
 // group) keeps one open per read: each read decodes on its own, in
 // parallel where the strategy allows, which is faster than one decoder

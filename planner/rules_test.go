@@ -36,10 +36,11 @@ import (
 //     each EXPLAIN printed, and the first error as the CLI shows it (message,
 //     line, column, the line and a caret). A main query is not run: it is an
 //     error of the test.
-//   - json: as explain, for a script whose one EXPLAIN is EXPLAIN (FORMAT
-//     JSON): its output must parse as one JSON document; each node is
-//     printed as "#id kind <- [inputs] time=.. updating=.." and, when it
-//     has one, "upsertKey=[..]".
+//   - json [details]: as explain, for a script whose one EXPLAIN is EXPLAIN
+//     (FORMAT JSON): its output must parse as one JSON document; each node
+//     is printed as "#id kind <- [inputs] time=.. updating=.." and, when it
+//     has one, "upsertKey=[..]"; with details, also its text and each of
+//     its details, indented.
 //   - strategy [procs=N] [state-max-bytes=B]: as explain, but only the
 //     strategies the EXPLAINs print (planner.ChooseStrategy's choice), and
 //     the first error.
@@ -54,8 +55,11 @@ func TestRules(t *testing.T) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			procs := 2
 			var maxBytes int64
+			details := false
 			for _, a := range d.CmdArgs {
 				switch a.Key {
+				case "details":
+					details = true
 				case "procs":
 					procs, _ = strconv.Atoi(a.Vals[0])
 				case "state-max-bytes":
@@ -94,6 +98,8 @@ func TestRules(t *testing.T) {
 						}
 						Updating  bool
 						UpsertKey []string
+						Text      string
+						Details   []string
 					}
 				}
 				if front.text.Len() > 0 {
@@ -111,6 +117,12 @@ func TestRules(t *testing.T) {
 						fmt.Fprintf(&out, " upsertKey=%v", n.UpsertKey)
 					}
 					out.WriteString("\n")
+					if details {
+						fmt.Fprintf(&out, "  text: %s\n", n.Text)
+						for _, l := range n.Details {
+							fmt.Fprintf(&out, "  %s\n", l)
+						}
+					}
 				}
 			case "strategy":
 				for _, l := range strings.Split(front.text.String(), "\n") {

@@ -7,7 +7,9 @@ package tests
 // join's state, a restarted process reads those rows again into state, and
 // the read_committed output holds every joined row exactly once. So with an
 // updating aggregate after the join, whose partitions commit the first row
-// the job read (TestKafkaJoinAggregateCrashesExactlyOnce).
+// the job read (TestKafkaJoinAggregateCrashesExactlyOnce), and with a
+// window over the join beside side branches, one that aggregates too
+// (TestKafkaJoinWindowSidesCrashesExactlyOnce).
 
 import (
 	"fmt"
@@ -110,13 +112,17 @@ func ordersPaymentsJob(t *testing.T, rows, kills int, want map[string]int, query
 
 // ordersPaymentsOf is ordersPaymentsJob's orders and payments with the
 // sink out (a Kafka stream with columns cols, and connector options opts,
-// "" for a 'kafka' csv one), done when done holds for both input topics,
-// and no check.
-func ordersPaymentsOf(t *testing.T, rows, kills int, out, cols, opts, query string, done func(adm *kadm.Client, group, topic string) (bool, error)) scaleJob {
+// "" for a 'kafka' csv one), and the 'kafka' csv sinks more (each its name
+// and columns), done when done holds for both input topics, and no check.
+func ordersPaymentsOf(t *testing.T, rows, kills int, out, cols, opts, query string, done func(adm *kadm.Client, group, topic string) (bool, error), more ...[2]string) scaleJob {
 	payments := kafkatest.CreateTopic(t, 4, nil)
 	part := func(id int) int32 { return int32(id % 1000 % 4) }
+	names := []string{out}
+	for _, m := range more {
+		names = append(names, m[0])
+	}
 	return scaleJob{
-		outs:       []string{out},
+		outs:       names,
 		oneProcess: true,
 		kills:      kills,
 		script: func(t *testing.T, dir, in string, outs map[string]string, group, slot, sink string) string {
@@ -129,6 +135,9 @@ func ordersPaymentsOf(t *testing.T, rows, kills int, out, cols, opts, query stri
 				sql += kafkaStream(t, out, cols, outs[out], sink)
 			} else {
 				sql += fmt.Sprintf("CREATE STREAM %s (%s) WITH ('topic'='%s', 'properties.bootstrap.servers'='%s', %s%s);\n", out, cols, outs[out], kafkatest.Brokers(t), opts, sink)
+			}
+			for _, m := range more {
+				sql += kafkaStream(t, m[0], m[1], outs[m[0]], sink)
 			}
 			return writeScript(t, dir, slot, sql+query)
 		},
@@ -400,6 +409,98 @@ func scaleJoinWindowJob(t *testing.T) scaleJob {
 	}
 	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		checkJoined(t, outs["wins"], guarantee, want)
+	}
+	return job
+}
+
+// TestKafkaJoinWindowSidesCrashesExactlyOnce (issue 23 item 6; the
+// connector package doc, "A window aggregate over a join"): a TUMBLE count
+// and sum per key over a view that is orders RIGHT JOIN payments (an order
+// joining when it came 1 to 2 s before its payment: the interval's upper
+// bound below 0, so a payment is padded when it is handled, op.Join.padAt),
+// beside two side branches over the view: one that filters and projects
+// (the padded payments) and one that aggregates (a HOP count and sum per
+// key of the paired payments whose id is a multiple of 5), all planned as
+// one job with the join (planner's ruleFuseJoinWindow, fuseSideAgg),
+// written to three 'kafka' topics, the process SIGKILLed and restarted at
+// random moments while the input is written. The commits carry the join's
+// watermark: a restart joins the rows again into the open windows of both
+// aggregates only, and writes no padded row or window that it wrote
+// before. The read_committed records of each topic are the reference's,
+// computed from the rows alone, each once (STREAMQL_SCALE_SEED replays a
+// schedule).
+func TestKafkaJoinWindowSidesCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaleJoinWindowSidesJob)
+}
+
+// scaleJoinWindowSidesJob is TestKafkaJoinWindowSidesCrashesExactlyOnce's
+// job over STREAMQL_SCALE_ROWS/50 orders and as many payments
+// (ordersPaymentsOf), with a pair of rows far in the future in each
+// partition of both topics before its end row (an order 1.5 s before a
+// payment, key "end": they join, and the joined rows' watermark passes
+// every other window, which fire). Done when each input partition's replay
+// mark says its rows' outputs are committed (e at its end) and the join's
+// watermark at the commit (f) passed those rows.
+func scaleJoinWindowSidesJob(t *testing.T) scaleJob {
+	rows := envInt(t, "STREAMQL_SCALE_ROWS", 1_000_000) / 50
+	const far = int64(1)<<39 + 10_000 // (the end pairs' payments' time)
+	type win struct {
+		ws int
+		k  string
+	}
+	n, sum, hn, hsum := map[win]int{}, map[win]int{}, map[win]int{}, map[win]int{}
+	unpaid := map[string]int{}
+	for id := range rows { // (the reference: by the payment's time, 10*id + payDelay(id))
+		d, k := payDelay(id), fmt.Sprintf("k%d", id%1000)
+		ts := 10*id + d
+		switch {
+		case d < 1000 || d > 2000: // (padded: to the first side branch)
+			unpaid[fmt.Sprintf("%d,%d", id, ts)]++
+		case id%5 == 0: // (HOP(10 s, 30 s): the three windows holding ts)
+			for ws := ts/10000*10000 - 20000; ws <= ts; ws += 10000 {
+				hn[win{ws, k}]++
+				hsum[win{ws, k}] += id
+			}
+		default: // (the main query's TUMBLE(20 s))
+			w := win{ts / 20000 * 20000, k}
+			n[w]++
+			sum[w] += id
+		}
+	}
+	wins, hops := map[string]int{}, map[string]int{}
+	for w, c := range n {
+		wins[fmt.Sprintf("%d,%s,%d,%d", w.ws, w.k, c, sum[w])] = 1
+	}
+	for w, c := range hn {
+		hops[fmt.Sprintf("%d,%s,%d,%d", w.ws, w.k, c, hsum[w])] = 1
+	}
+	job := ordersPaymentsOf(t, rows, 6, "wins", "ws BIGINT, k VARCHAR, n BIGINT, s BIGINT", "",
+		"CREATE VIEW paid AS SELECT p.pid, p.k, p.ts, o.id FROM orders o RIGHT JOIN payments p ON o.k = p.k AND o.ts BETWEEN p.ts - INTERVAL '2' SECOND AND p.ts - INTERVAL '1' SECOND;\n"+
+			"SELECT pid, ts INTO STREAM unpaid FROM paid WHERE id IS NULL;\n"+
+			"SELECT window_start, k, COUNT(*) AS n, SUM(id) AS s INTO STREAM hops FROM TABLE(HOP(TABLE paid, DESCRIPTOR(ts), INTERVAL '10' SECOND, INTERVAL '30' SECOND)) WHERE pid % 5 = 0 GROUP BY window_start, window_end, k;\n"+
+			"INSERT INTO wins SELECT window_start, k, COUNT(*) AS n, SUM(id) AS s FROM TABLE(TUMBLE(TABLE paid, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY window_start, window_end, k;\n",
+		func(adm *kadm.Client, group, topic string) (bool, error) {
+			return marksReach(adm, group, topic, true, far+1)
+		}, [2]string{"unpaid", "pid BIGINT, ts BIGINT"}, [2]string{"hops", "ws BIGINT, k VARCHAR, n BIGINT, s BIGINT"})
+	chunk := job.chunk
+	job.chunk = func(in string, c, chunks int) []*kgo.Record {
+		var rs []*kgo.Record
+		for _, r := range chunk(in, c, chunks) {
+			if strings.HasPrefix(string(r.Value), "-1,end-") { // (before each end row, an end pair's row)
+				at := far
+				if r.Topic == in {
+					at -= 1500 // (the order 1.5 s before the payments)
+				}
+				rs = append(rs, &kgo.Record{Topic: r.Topic, Partition: r.Partition, Value: []byte(fmt.Sprintf("-2,end,%d", at))})
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	job.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		checkJoined(t, outs["wins"], guarantee, wins)
+		checkJoined(t, outs["unpaid"], guarantee, unpaid)
+		checkJoined(t, outs["hops"], guarantee, hops)
 	}
 	return job
 }

@@ -151,3 +151,64 @@ func TestWindowOutsideInt64KeepsWatermark(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationRefusalGoesToItsStreamsErrors: a row that the query reading
+// a relation refuses (a UNION ALL of two streams carries no stream's
+// watermark, so the window over it checks its rows itself: a time whose
+// window does not fit in a BIGINT, SPEC 2.4) goes by the errors options of
+// the stream the relation's rows come from (plan.ErrorsStream: its first
+// SELECT's), as the same refusal over the stream does: its side output as
+// renamed ('errors.side'), 'skip', 'fail'. A relation has no errors
+// options of its own; the row went to a side output with an empty name, which the
+// command line refused to write ("cannot be a file name"), losing the
+// job. Each shape reads the union in FROM, through a WITH name and through
+// a view, or an interval join in FROM (its rows' time is its left
+// input's, whose options they go by); the good rows' windows are the same
+// under 'side' and 'skip'.
+func TestRelationRefusalGoesToItsStreamsErrors(t *testing.T) {
+	const huge = "9223372036854775000"
+	const union = "window_start,n\n0,3\n1000,3\n" // (s's 1000 and 1500 and v's 1200, each in two HOP windows)
+	shapes := map[string]struct{ q, rows, fn string }{
+		"subquery": {"SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE (SELECT d, ts FROM s UNION ALL SELECT d, ts FROM v), DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end;", union, "HOP"},
+		"WITH":     {"WITH u AS (SELECT d, ts FROM s UNION ALL SELECT d, ts FROM v) SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end;", union, "HOP"},
+		"view":     {"CREATE VIEW u AS SELECT d, ts FROM s UNION ALL SELECT d, ts FROM v;\nSELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end;", union, "HOP"},
+		// an interval join's rows, whose time is its left input's (s's): the
+		// pairs (1000,1000), (1000,1500), (1500,1500) and the huge row's
+		"join": {"SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE (SELECT s.d, s.ts FROM s JOIN s2 ON s.d = s2.d AND s.ts BETWEEN s2.ts - INTERVAL '1' SECOND AND s2.ts), DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;", "window_start,n\n1000,3\n", "TUMBLE"},
+	}
+	for name, sh := range shapes {
+		q, rows := sh.q, sh.rows
+		reason := "column ts: " + huge + " has a " + sh.fn + " window that does not fit in a BIGINT (would wrap)"
+		for _, policy := range []string{"side", "skip", "fail"} {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte("d,1000\nd,1500\nd,"+huge+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			text := "CREATE STREAM s (d VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector' = 'file', 'path' = 's.csv', 'format' = 'csv', 'errors' = '" + policy + "', 'errors.side' = 'bad');\n" +
+				"CREATE STREAM s2 (d VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector' = 'file', 'path' = 's.csv', 'format' = 'csv', 'errors.side' = 'bad2');\n" +
+				"CREATE STREAM v (d VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector' = 'values');\nINSERT INTO v VALUES ('x', 1200);\n" + q + "\n"
+			script := filepath.Join(dir, "q.sql")
+			if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sideDir := t.TempDir()
+			r := inProcess(t, dir, []string{"--format", "csv", "--side-dir", sideDir, script})
+			bad, _ := os.ReadFile(filepath.Join(sideDir, "bad.csv"))
+			what := name + " under 'errors'='" + policy + "'"
+			switch policy {
+			case "side":
+				if r.code != 0 || r.stdout != rows || !strings.Contains(string(bad), reason) || !strings.Contains(r.stderr, "1 malformed row(s) sent to side output 'bad'") {
+					t.Errorf("%s: exit %d, stdout %q, stderr %q, bad.csv %q; want %q and the row in side output 'bad'", what, r.code, r.stdout, r.stderr, bad, rows)
+				}
+			case "skip":
+				if r.code != 0 || r.stdout != rows || len(bad) > 0 || !strings.Contains(r.stderr, "1 malformed row(s) skipped") {
+					t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q and one row skipped", what, r.code, r.stdout, r.stderr, rows)
+				}
+			case "fail":
+				if r.code == 0 || !strings.Contains(r.stderr, reason) || !strings.Contains(r.stderr, "'errors'='fail'") {
+					t.Errorf("%s: exit %d, stderr %q; want a failure with %q", what, r.code, r.stderr, reason)
+				}
+			}
+		}
+	}
+}

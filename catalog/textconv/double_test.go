@@ -21,9 +21,11 @@ func slowDouble(f float64) string {
 
 // TestAppendDoubleFastPaths compares the plain-layout fast paths with the
 // reference on decimals with few fraction digits (the common case of sensor
-// data), their neighbouring doubles, integers, and the ends of the range.
+// data), their neighbouring doubles, integers, and the ends of the range,
+// each into a buffer without room (appended) and one with room for it.
 func TestAppendDoubleFastPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
+	room := make([]byte, 2, 64)
 	check := func(f float64) {
 		t.Helper()
 		if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -33,6 +35,9 @@ func TestAppendDoubleFastPaths(t *testing.T) {
 			got, want := string(AppendDouble(nil, x)), slowDouble(x)
 			if got != want {
 				t.Fatalf("AppendDouble(%v, %016x) = %q, want %q", x, math.Float64bits(x), got, want)
+			}
+			if got := string(AppendDouble(room[:2], x)[2:]); got != want { // (with room: appendFixed's 8-byte stores)
+				t.Fatalf("AppendDouble(%v, %016x) with room = %q, want %q", x, math.Float64bits(x), got, want)
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 // AppendInt appends x in decimal (SPEC 4's BIGINT: digits, a leading '-'
 // when negative) and returns the extended buffer: the bytes of
 // strconv.AppendInt(dst, x, 10), written in place two digits at a time
-// (up to eight digits as one store),
+// (up to eight digits as one store, nine to sixteen as two),
 // without strconv's intermediate buffer and copy (issue 24: a changelog's
 // counts and keys are most of its csv). It allocates nothing when dst has
 // room for 20 bytes.
@@ -32,10 +32,19 @@ func AppendInt(dst []byte, x int64) []byte {
 		// five to eight digits (a table's ids, a click's user) as one 8-byte
 		// store, the same way: two groups of four, the leading zeros
 		// shifted out
-		hi := u / 1e4
-		w := uint64(fourDigits(hi)) | uint64(fourDigits(u-hi*1e4))<<32
 		l := len(dst)
-		binary.LittleEndian.PutUint64(dst[l:l+8], w>>(8*(8-n)&63))
+		binary.LittleEndian.PutUint64(dst[l:l+8], eightDigits(u)>>(8*(8-n)&63))
+		return dst[:l+n]
+	}
+	if u >= 1e8 && u < 1e16 && cap(dst)-len(dst) >= 16 {
+		// nine to sixteen digits (an epoch-millisecond time has thirteen:
+		// the interval join's output, issue 23) as two 8-byte stores: the
+		// first n-8 digits, the leading zeros of their group shifted out,
+		// then the last eight, over the first store's zeros
+		hi := u / 1e8
+		l, nh := len(dst), n-8
+		binary.LittleEndian.PutUint64(dst[l:l+8], eightDigits(hi)>>(8*(8-nh)&63))
+		binary.LittleEndian.PutUint64(dst[l+nh:l+nh+8], eightDigits(u-hi*1e8))
 		return dst[:l+n]
 	}
 	l := len(dst) + n
@@ -68,6 +77,22 @@ func fourDigits(u uint64) uint32 {
 	r := u - q*100
 	return uint32(twoDigits[2*q]) | uint32(twoDigits[2*q+1])<<8 |
 		uint32(twoDigits[2*r])<<16 | uint32(twoDigits[2*r+1])<<24
+}
+
+// eightDigits returns u (below 10^8) as eight ASCII digits, leading zeros
+// included, in a word whose lowest byte is the first digit, computed in
+// the word's lanes (no table loads): u's two groups of four digits in its
+// 32-bit halves, each group's two pairs of digits in 16-bit lanes
+// (x*10486>>20 is x/100 below 43,699), each pair's two digits in bytes
+// (x*103>>10 is x/10 below 179); no lane's product reaches the next lane.
+func eightDigits(u uint64) uint64 {
+	hi := u / 1e4
+	v := hi | (u-hi*1e4)<<32
+	q := v * 10486 >> 20 & 0x0000007f0000007f
+	v = q | (v-q*100)<<16
+	q = v * 103 >> 10 & 0x000f000f000f000f
+	v = q | (v-q*10)<<8
+	return v | 0x3030303030303030
 }
 
 // decimalLen is the number of decimal digits of u (1 for 0).

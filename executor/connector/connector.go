@@ -395,6 +395,30 @@
 // pairs, or, over the RIGHT join, with a padding taken for written by its
 // interval's end alone: op.Join.padAt).
 //
+// A side branch may also aggregate the joined rows it takes (the
+// planner's fuseSideAgg): a TUMBLE, HOP, CUMULATE or SESSION aggregate on
+// the relation's event time, or an updating GROUP BY or global aggregate
+// without mini-batch or 'table.exec.state.ttl'. Its aggregate is one more
+// of the job's aggregate operator's (as beside a window over one stream),
+// and the replay above holds for it unchanged: H_p is already the first
+// row the job read of p, so its groups and open windows are rebuilt from
+// all their pairs; the old pairs go into its state (I3: an updating
+// aggregate writes no change of a replayed row), and what it makes while
+// they go through, windows that fire by the one watermark over the joined
+// rows, is the run before's and dropped at the sink with the main
+// window's. The commit is the minimum over the operators by construction:
+// each input's partition commits the first row the job read of it, which
+// no operator's state is older than. Test: the executor's
+// TestJoinWindowStatefulSidesReplayAfterKills (an updating GROUP BY, a
+// global aggregate, a HOP and a SESSION beside TUMBLE, SESSION and HOP
+// windows over INNER, LEFT and RIGHT interval and LEFT temporal joins, 40
+// seeds each; it fails when the windows fired by old pairs are written),
+// and tests/kafka_joinreplay_test.go's
+// TestKafkaJoinWindowSidesCrashesExactlyOnce (the crash harness: a TUMBLE
+// over a RIGHT interval join whose upper bound is below 0, beside a side
+// branch of its padded rows and a side HOP aggregate, SIGKILLed at random
+// moments, against the reference's rows; it fails the same way).
+//
 // Tests: the executor's TestJoinWindowReplayAfterKills (TUMBLE, HOP,
 // CUMULATE and SESSION over INNER, LEFT and RIGHT interval joins and a
 // LEFT temporal join, a SESSION partitioned by a column the join does not
@@ -405,11 +429,15 @@
 // tests/kafka_joinreplay_test.go's TestKafkaJoinWindowCrashesExactlyOnce
 // (the crash harness, against windows computed from the rows alone). Not
 // replayed (plan.Derived.joinWindowWhy says why in the refusal): a window
-// aggregate beside a side branch with state of its own (an aggregate, a
-// Top-N, a join: a second operator with state after the join, which no
-// replay rebuilds); a cascaded window over a window of the join (a join's
-// job holds one aggregate after it: the inner windows are a relation of
-// their own, read whole); and any window over a regular join, which is
+// aggregate beside a side branch with state of its own other than the
+// aggregates above (an event-time join, a mini-batch aggregate: state
+// after the join that this replay does not rebuild; a Top-N is the main
+// query's only); a cascaded window over a window of the join (the outer
+// windows hold inner windows that fired before a crash, which an exact
+// replay would fire again from the old pairs into the outer windows only,
+// with the join's watermark as f as beside side branches; but a job runs
+// one aggregate operator after its join, so the inner windows are a
+// relation of their own, read whole, as over one stream); and any window over a regular join, which is
 // refused at planning everywhere (its output has no event time, SPEC
 // 2.7).
 //

@@ -865,6 +865,12 @@ func TestIntervalJoinAllocatesNothingPerRow(t *testing.T) {
 // (times 0, 1, 2, ... across the steps; keys (t*31+input)%keys), each
 // followed by its watermark, the batch reused.
 func orderedSteps(t *testing.T, j Operator, keys int64) func() {
+	return orderedNullSteps(t, j, keys, 0)
+}
+
+// orderedNullSteps is orderedSteps with the key NULL in every nulls-th row
+// (0: none), for the null-safe keys' allocation test.
+func orderedNullSteps(t *testing.T, j Operator, keys int64, nulls int64) func() {
 	ctx := context.Background()
 	b := vector.NewBatch(joinTypes)
 	n := 0
@@ -874,6 +880,7 @@ func orderedSteps(t *testing.T, j Operator, keys int64) func() {
 			for i := range vector.Cap {
 				ts := int64(n*vector.Cap + i)
 				b.Cols[0].I[i], b.Cols[1].I[i] = (ts*31+int64(s))%keys, ts
+				b.Cols[0].Null[i] = nulls > 0 && ts%nulls == 0
 				b.Cols[2].SetString(i, []byte("value"))
 				b.Cols[3].Null[i] = true
 			}

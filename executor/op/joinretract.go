@@ -37,7 +37,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 	if err := j.drop(sd, k); err != nil { // (the retracting row itself is never state)
 		return err
 	}
-	h, ok := sd.rows.keyHash(k, j.spec.Keys[s])
+	h, ok := sd.rows.keyHash(k, j.spec.Keys[s], j.spec.NullSafe)
 	if !ok { // a NULL or NaN key joined nothing: its padded row, if any, goes
 		if j.spec.Kind.outer(s) {
 			if err := j.emitPadded(ctx, s, k, vector.Delete); err != nil {
@@ -64,7 +64,7 @@ func (j *Join) retract(ctx context.Context, s, k int) error {
 	}
 	for n := head; n >= 0; n = od.index.next[n] { // (the chain does not change as it joins: emitting touches no index)
 		o := int(n)
-		if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s]) || !j.holds(s, k, o) {
+		if od.dead[o] || !keyEqual(sd.rows, k, j.spec.Keys[s], od.rows, o, j.spec.Keys[1-s], j.spec.NullSafe) || !j.holds(s, k, o) {
 			continue
 		}
 		l, r := k, o

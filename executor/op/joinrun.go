@@ -129,7 +129,7 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 					break
 				}
 				o := int(o32)
-				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS) || !j.fits(pt, it.t, o) {
+				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) || !j.fits(pt, it.t, o) {
 					continue
 				}
 				if sd.matches.get(o) == 0 {
@@ -211,7 +211,7 @@ func (j *Join) touchSlots(s int, x *keyIndex, items []pendingItem) {
 	touched := uint64(0)
 	for _, it := range items {
 		if it.row >= 0 && sd.keyed.get(int(it.row)) {
-			touched += x.slots[spread(sd.hash.get(int(it.row)), x.mask)].h
+			touched += x.slots[x.home(sd.hash.get(int(it.row)))].h
 		}
 	}
 	j.touchedH = touched

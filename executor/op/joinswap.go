@@ -97,7 +97,7 @@ func (j *Join) swapHandle(ctx context.Context, s, k int, h uint64, ok bool) erro
 		}
 	} else if si := od.index.find(h); si >= 0 {
 		for o := od.index.slots[si].head; o >= 0; o = od.index.next[o] {
-			if keyEqual(sd.rows, k, j.spec.Keys[1], od.rows, int(o), j.spec.Keys[0]) {
+			if keyEqual(sd.rows, k, j.spec.Keys[1], od.rows, int(o), j.spec.Keys[0], j.spec.NullSafe) {
 				if err := j.swapPair(ctx, int(o), k); err != nil {
 					return err
 				}
@@ -135,7 +135,7 @@ func (j *Join) swapLeftDone() {
 		}
 		for a := sl.head; a >= 0 && !sw.hold; a = od.index.next[a] {
 			for b := od.index.next[a]; b >= 0; b = od.index.next[b] {
-				if keyEqual(od.rows, int(a), j.spec.Keys[0], od.rows, int(b), j.spec.Keys[0]) {
+				if keyEqual(od.rows, int(a), j.spec.Keys[0], od.rows, int(b), j.spec.Keys[0], j.spec.NullSafe) {
 					sw.hold = true
 					return
 				}
@@ -154,7 +154,7 @@ func (j *Join) joinHeld(ctx context.Context) error {
 			continue
 		}
 		for o := od.index.slots[si].head; o >= 0; o = od.index.next[o] {
-			if !od.dead[o] && keyEqual(j.side[0].rows, int(k), j.spec.Keys[0], od.rows, int(o), j.spec.Keys[1]) {
+			if !od.dead[o] && keyEqual(j.side[0].rows, int(k), j.spec.Keys[0], od.rows, int(o), j.spec.Keys[1], j.spec.NullSafe) {
 				if err := j.swapPair(ctx, int(k), int(o)); err != nil {
 					return err
 				}

@@ -20,6 +20,7 @@ import (
 type keyIndex struct {
 	slots []keySlot // power-of-two length, linear probing
 	mask  uint64
+	shift uint8   // lineShift(mask)
 	used  int     // slots not free (chains, empty ones too)
 	next  []int32 // each row's successor in its chain, -1 for the last
 	// spare and spareNext are the arrays of the table before the last
@@ -52,6 +53,7 @@ func (x *keyIndex) init(n int) {
 		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
 	}
 	x.mask = uint64(len(x.slots) - 1)
+	x.shift = lineShift(x.mask)
 	x.used = 0
 }
 
@@ -72,7 +74,7 @@ func (x *keyIndex) find(h uint64) int {
 	if len(x.slots) == 0 {
 		return -1
 	}
-	for i := spread(h, x.mask); ; i = (i + 1) & x.mask {
+	for i := x.home(h); ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.head == slotFree {
 			return -1
@@ -106,12 +108,26 @@ func (x *keyIndex) find(h uint64) int {
 // (runs of 17 slots on average for sequential keys); neither was kept.
 // TestSpreadKeepsProbesShort bounds the probes for sequential, strided and
 // random keys.
-func spread(h, mask uint64) uint64 {
+func spread(h, mask uint64) uint64 { return spreadBy(h, mask, lineShift(mask)) }
+
+// lineShift returns the shift of the line's hash that spread places a
+// line by in a table of mask+1 slots (a power of two): 64 - log2 of its
+// lines, at most 63 (a table of one line: the bit it leaves, past mask, is
+// masked off). A table keeps it with its mask (keyIndex.shift,
+// lookupTable.shift), so that a probe does not count the mask's bits again
+// (a tenth of the interval join's key index instructions, issue 23).
+func lineShift(mask uint64) uint8 { return uint8(min(63, 64-bits.Len64(mask>>spreadBits))) }
+
+// spreadBy is spread with the table's lineShift(mask), shift.
+func spreadBy(h, mask uint64, shift uint8) uint64 {
 	u := (h ^ h>>32) * mixInverse
 	l := u >> spreadBits
 	l = (l ^ l>>32) * 0x9e3779b97f4a7c15
-	return (l>>(64-bits.Len64(mask>>spreadBits))<<spreadBits | (u^^hashSeed)&(1<<spreadBits-1)) & mask
+	return (l>>(shift&63)<<spreadBits | (u^^hashSeed)&(1<<spreadBits-1)) & mask
 }
+
+// home returns hash h's home slot in x (spread).
+func (x *keyIndex) home(h uint64) uint64 { return spreadBy(h, x.mask, x.shift) }
 
 // spreadBits is log2 of the slots of a line that spread keeps together.
 const spreadBits = 2
@@ -136,7 +152,7 @@ func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	}
 	x.next[k] = -1
 	reuse := -1
-	for i := spread(h, x.mask); ; i = (i + 1) & x.mask {
+	for i := x.home(h); ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.head == slotFree {
 			if reuse < 0 {
@@ -353,7 +369,7 @@ func (x *keyIndex) del(i uint64) {
 			}
 			// slot j's chain moves to i unless its home k lies cyclically
 			// in (i, j]
-			k := spread(s.h, x.mask)
+			k := x.home(s.h)
 			if i <= j && (k <= i || k > j) || i > j && k <= i && k > j {
 				x.slots[i] = s
 				i = j
@@ -366,7 +382,7 @@ func (x *keyIndex) del(i uint64) {
 // place puts chain s into a free slot of its hash (rebuild: the hash is not
 // in the table yet).
 func (x *keyIndex) place(s keySlot) {
-	i := spread(s.h, x.mask)
+	i := x.home(s.h)
 	for x.slots[i].head != slotFree {
 		i = (i + 1) & x.mask
 	}
@@ -376,8 +392,22 @@ func (x *keyIndex) place(s keySlot) {
 
 // The key hash of SPEC 2.7's equality, the same for a stored row
 // (Rows.keyHash) and a batch's row (batchKeyHash): mix of each key
-// value, a NULL or a NaN never matching, -0.0 hashing as 0.0.
+// value, a NULL or a NaN never matching, -0.0 hashing as 0.0. A NULL in a
+// null-safe key part (IS NOT DISTINCT FROM, nullSafe) matches a NULL
+// there: it mixes nullMark in, which a value may hash alike, so its
+// equality (keyEqual) compares the parts' NULL flags first.
 const hashSeed = uint64(14695981039346656037)
+
+// nullMark is what a NULL of a null-safe key part mixes into its key hash.
+const nullMark = uint64(0x6e756c6c2d6b6579)
+
+// nullSafe reports whether key part j compares by IS NOT DISTINCT FROM
+// (Flink's null-safe join key: NULL matches NULL) rather than by =, ns
+// being JoinSpec.NullSafe (nil: every part by =).
+func nullSafe(ns []bool, j int) bool { return j < len(ns) && ns[j] }
+
+// anyNullSafe reports whether any key part of ns is null-safe.
+func anyNullSafe(ns []bool) bool { return slices.Contains(ns, true) }
 
 func hashInt(h uint64, x int64) uint64 { return mix(h, uint64(x)) }
 
@@ -407,12 +437,17 @@ func hashBytes(h uint64, s []byte) uint64 {
 	return mix(h, uint64(len(s)))
 }
 
-// batchKeyHash is Rows.keyHash for row i of batch b.
-func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
+// batchKeyHash is Rows.keyHash for row i of batch b (ns: the null-safe
+// key parts, nil none).
+func batchKeyHash(b *vector.Batch, i int, cols []int, ns []bool) (uint64, bool) {
 	h := hashSeed
-	for _, c := range cols {
+	for j, c := range cols {
 		v := b.Cols[c]
 		if v.Null[i] {
+			if nullSafe(ns, j) {
+				h = mix(h, nullMark)
+				continue
+			}
 			return 0, false
 		}
 		switch v.Type {
@@ -432,9 +467,9 @@ func batchKeyHash(b *vector.Batch, i int, cols []int) (uint64, bool) {
 	return h, true
 }
 
-// batchKeyHashes appends batchKeyHash of every row of b (key columns cols)
-// to hs and ok, column by column.
-func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint64, []bool) {
+// batchKeyHashes appends batchKeyHash of every row of b (key columns cols,
+// null-safe parts ns) to hs and ok, column by column.
+func batchKeyHashes(b *vector.Batch, cols []int, ns []bool, hs []uint64, ok []bool) ([]uint64, []bool) {
 	n := b.N
 	at := len(hs)
 	hs, ok = slices.Grow(hs, n)[:at+n], slices.Grow(ok, n)[:at+n]
@@ -445,8 +480,21 @@ func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint
 	for x := k; len(x) > 0; { // (a batch's worth a copy)
 		x = x[copy(x, allTrue[:]):]
 	}
-	for _, c := range cols {
+	for j, c := range cols {
 		v := b.Cols[c]
+		if nullSafe(ns, j) && slices.Contains(v.Null[:n], true) {
+			// (a NULL matches a NULL here: its slot's value is not read)
+			for i := range h {
+				if v.Null[i] {
+					h[i] = mix(h[i], nullMark)
+				} else if hv, fine := hashAt(h[i], v, i); fine {
+					h[i] = hv
+				} else {
+					k[i] = false
+				}
+			}
+			continue
+		}
 		for i, null := range v.Null[:n] {
 			if null {
 				k[i] = false
@@ -482,11 +530,35 @@ func batchKeyHashes(b *vector.Batch, cols []int, hs []uint64, ok []bool) ([]uint
 	return hs, ok
 }
 
+// hashAt folds the non-NULL value of row i of v into h, as batchKeyHash
+// does; ok is false for a NaN.
+func hashAt(h uint64, v *vector.Vec, i int) (uint64, bool) {
+	switch v.Type {
+	case catalog.BigInt, catalog.Timestamp:
+		return hashInt(h, v.I[i]), true
+	case catalog.Double:
+		return hashFloat(h, v.F[i])
+	case catalog.Boolean:
+		return hashBool(h, v.B[i]), true
+	case catalog.Varchar:
+		return hashBytes(h, v.S[i]), true
+	}
+	return h, true
+}
+
 // batchKeyEqual is keyEqual for row i of batch b (key columns bcols)
-// against stored row k of r (key columns rcols).
-func batchKeyEqual(b *vector.Batch, i int, bcols []int, r *Rows, k int, rcols []int) bool {
+// against stored row k of r (key columns rcols; ns the null-safe parts).
+func batchKeyEqual(b *vector.Batch, i int, bcols []int, r *Rows, k int, rcols []int, ns []bool) bool {
 	for j, c := range bcols {
 		v, d := b.Cols[c], rcols[j]
+		if nullSafe(ns, j) {
+			if bn, rn := v.Null[i], r.cols[d].isNull(k); bn || rn {
+				if bn != rn {
+					return false
+				}
+				continue
+			}
+		}
 		switch v.Type {
 		case catalog.BigInt, catalog.Timestamp:
 			if v.I[i] != r.Int(k, d) {

@@ -59,6 +59,7 @@ type lookupTable struct {
 	// the hash index
 	slots []lookupSlot // power-of-two length, at most half full, linear probing
 	mask  uint64
+	shift uint8 // lineShift(mask)
 
 	// runs is probe's result, each row's run of the batch it probed (kept:
 	// steady state allocates nothing); touched its loads ahead (kept, so
@@ -166,7 +167,7 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 			if sd.dead[k] {
 				continue
 			}
-			if _, ok := r.keyHash(k, keys); !ok {
+			if _, ok := r.keyHash(k, keys, nil); !ok { // (a table has no null-safe key: Join.Finish)
 				continue
 			}
 			rows = append(rows, o)
@@ -185,6 +186,7 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 		slots = 1 << bits.Len(uint(len(ends)*2))
 	}
 	t.slots, t.mask = make([]lookupSlot, slots), uint64(slots-1)
+	t.shift = lineShift(t.mask)
 	start := 0
 	for c, end := range ends {
 		off := len(t.data)
@@ -344,7 +346,7 @@ func boolByte(b bool) byte {
 
 // place puts slot s into a free slot of its hash (each hash once).
 func (t *lookupTable) place(s lookupSlot) {
-	i := spread(s.h, t.mask)
+	i := spreadBy(s.h, t.mask, t.shift)
 	for t.slots[i].n != 0 {
 		i = (i + 1) & t.mask
 	}
@@ -353,7 +355,7 @@ func (t *lookupTable) place(s lookupSlot) {
 
 // find returns the slot of hash h, -1 when it has none.
 func (t *lookupTable) find(h uint64) int32 {
-	for i := spread(h, t.mask); ; i = (i + 1) & t.mask {
+	for i := spreadBy(h, t.mask, t.shift); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.n == 0 {
 			return -1

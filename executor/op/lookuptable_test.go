@@ -473,7 +473,7 @@ func TestHashBatchEqualsBatchKeyHash(t *testing.T) {
 			t.Fatalf("seed %d: %d hashes for %d rows", seed, len(hs), b.N)
 		}
 		for i := range b.N {
-			h, fine := batchKeyHash(b, i, keys)
+			h, fine := batchKeyHash(b, i, keys, nil)
 			if ok[i] != fine || fine && hs[i] != h {
 				t.Fatalf("seed %d, keys %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, i, hs[i], ok[i], h, fine)
 			}

@@ -898,11 +898,16 @@ func (r *Rows) rowBytes(k int) int64 {
 // keyHash hashes the key columns cols of stored row k (mix over the
 // values), and reports whether the key can match at all: a NULL or a NaN
 // never matches (SQL; SPEC 2.7: NaN matches nothing), and -0.0 hashes as 0.0
-// (0.0 matches -0.0).
-func (r *Rows) keyHash(k int, cols []int) (uint64, bool) {
+// (0.0 matches -0.0); a NULL in a null-safe part (ns, JoinSpec.NullSafe)
+// mixes nullMark in and matches a NULL there.
+func (r *Rows) keyHash(k int, cols []int, ns []bool) (uint64, bool) {
 	h := hashSeed
-	for _, c := range cols {
+	for j, c := range cols {
 		if r.cols[c].isNull(k) {
+			if nullSafe(ns, j) {
+				h = mix(h, nullMark)
+				continue
+			}
 			return 0, false
 		}
 		switch r.types[c] {
@@ -935,11 +940,19 @@ func mix(h, x uint64) uint64 {
 
 // keyEqual reports whether the key columns acols of row i of a equal the key
 // columns bcols of row k of b (SPEC 2's =: 0.0 equals -0.0; neither key holds
-// a NULL or a NaN, keyHash has checked). The columns are of one type
-// pairwise.
-func keyEqual(a *Rows, i int, acols []int, b *Rows, k int, bcols []int) bool {
+// a NULL or a NaN in an = part, keyHash has checked; in a null-safe part,
+// ns, NULL equals NULL only). The columns are of one type pairwise.
+func keyEqual(a *Rows, i int, acols []int, b *Rows, k int, bcols []int, ns []bool) bool {
 	for j, c := range acols {
 		d := bcols[j]
+		if nullSafe(ns, j) {
+			if an, bn := a.cols[c].isNull(i), b.cols[d].isNull(k); an || bn {
+				if an != bn {
+					return false
+				}
+				continue
+			}
+		}
 		switch a.types[c] {
 		case catalog.BigInt, catalog.Timestamp:
 			if a.Int(i, c) != b.Int(k, d) {

@@ -227,7 +227,7 @@ func (j *SemiJoin) absorb(ctx context.Context, b *vector.Batch) error {
 		j.nright++
 		j.one.reset()
 		j.one.Add(b, i)
-		h, ok := j.one.keyHash(0, j.spec.Keys[1])
+		h, ok := j.one.keyHash(0, j.spec.Keys[1], nil)
 		if !ok {
 			j.hasNull = j.hasNull || anyNull(j.one, 0, j.spec.Keys[1])
 			continue
@@ -250,7 +250,7 @@ func (j *SemiJoin) absorb(ctx context.Context, b *vector.Batch) error {
 // of rows (hashed h), and whether there is one.
 func (j *SemiJoin) find(h uint64, rows *Rows, k int, cols []int) (int, bool) {
 	for _, o := range j.index[h] {
-		if keyEqual(rows, k, cols, j.right, int(o), j.spec.Keys[1]) {
+		if keyEqual(rows, k, cols, j.right, int(o), j.spec.Keys[1], nil) {
 			return int(o), true
 		}
 	}
@@ -335,7 +335,7 @@ func (j *SemiJoin) decide(k int) bool {
 		cond = !j.held.Null(k, c) && j.held.Bool(k, c)
 	}
 	match := false
-	if h, ok := j.held.keyHash(k, keys); ok && cond {
+	if h, ok := j.held.keyHash(k, keys, nil); ok && cond {
 		if o, found := j.find(h, j.held, k, keys); found {
 			match = j.spec.Time[1] < 0 || j.earlies[o] <= j.held.Int(k, j.spec.Time[0])
 		}

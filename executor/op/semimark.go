@@ -31,6 +31,7 @@ const MarkKeyOverhead = 48
 type markState struct {
 	keys  map[string]int64 // each distinct right key, encoded, with its earliest event time
 	types []catalog.Type   // the key columns' types, in key order
+	ns    []bool           // the null-safe key parts (MarkLayout.NullSafe)
 	vecs  []*vector.Vec    // the right batch's key columns (absorb)
 	key   []byte           // absorb's key buffer
 }
@@ -46,6 +47,10 @@ type MarkLayout struct {
 	// KeyTypes are the key columns' types, in key order (none: an
 	// uncorrelated EXISTS, SPEC 2.2).
 	KeyTypes []catalog.Type
+	// NullSafe marks the key parts compared by IS NOT DISTINCT FROM (nil:
+	// none; else one flag a key part): a NULL there matches a NULL, and is
+	// no NULL for NOT IN's rule (AppendKey).
+	NullSafe []bool
 	// Cond says a build condition column follows the keys.
 	Cond bool
 	// Time is the event time's type (BIGINT or TIMESTAMP), catalog.Unknown
@@ -89,7 +94,9 @@ func NewMarkJoin(l MarkLayout, anti, nullAware bool, acct Account) *SemiJoin {
 	}
 	spec := SemiSpec{Mark: true, Anti: anti, NullAware: nullAware, Types: [2][]catalog.Type{nil, types},
 		Keys: [2][]int{nil, keys}, Time: [2]int{-1, time}, Cond: -1, Stamp: -1, RightCond: cond, RightWM: wm}
-	return newMarkJoin(spec, nil, acct)
+	j := newMarkJoin(spec, nil, acct)
+	j.mark.ns = l.NullSafe
+	return j
 }
 
 // newMarkJoin returns the Mark mode SemiJoin of a checked spec (newMark's).
@@ -172,7 +179,7 @@ func (j *SemiJoin) insertMark(tv *vector.Vec, i int) int64 {
 	}
 	j.nright++
 	var ok, null bool
-	m.key, ok, null = AppendKey(m.key[:0], m.types, m.vecs, i)
+	m.key, ok, null = AppendKey(m.key[:0], m.types, m.ns, m.vecs, i)
 	if null {
 		j.hasNull = true
 	}
@@ -211,7 +218,7 @@ func (j *SemiJoin) Marks(keys []*vector.Vec, cond *vector.Vec, t []int64, sel []
 	nullAware := j.spec.NullAware && j.nright > 0 // (against an empty right side the mark is FALSE)
 	for _, i := range sel {
 		var ok, null, match bool
-		key, ok, null = AppendKey(key[:0], m.types, keys, int(i))
+		key, ok, null = AppendKey(key[:0], m.types, m.ns, keys, int(i))
 		if ok {
 			var e int64
 			e, match = m.keys[string(key)]
@@ -246,11 +253,19 @@ func (j *SemiJoin) MarkCounts() (rows, keys int64) {
 // NaN, which never matches (SPEC 2.2, SPEC 2: NaN equals nothing), and null
 // says a part is NULL. The two differ for NOT IN's three-valued rule (SPEC
 // 2.2): x = NaN is false, not NULL, so a NaN takes no part in it. -0.0 is
-// encoded as 0.0.
-func AppendKey(dst []byte, types []catalog.Type, vecs []*vector.Vec, i int) (key []byte, ok, null bool) {
+// encoded as 0.0. A null-safe part (ns, MarkLayout.NullSafe; nil: none)
+// is a tag byte, 1 for NULL, which then matches NULL, or 0 and the value:
+// every part stays self-delimiting, so no NULL encodes as a value.
+func AppendKey(dst []byte, types []catalog.Type, ns []bool, vecs []*vector.Vec, i int) (key []byte, ok, null bool) {
 	ok = true
 	for k, v := range vecs {
-		if v.Null[i] {
+		if nullSafe(ns, k) {
+			if v.Null[i] {
+				dst = append(dst, 1)
+				continue
+			}
+			dst = append(dst, 0)
+		} else if v.Null[i] {
 			return dst, false, true
 		}
 		switch types[k] {

@@ -25,6 +25,10 @@ type TemporalSpec struct {
 	// Keys are the left columns and the right side's key (its PRIMARY KEY,
 	// or the upsert key of an updating right side), pairwise of one type.
 	Keys [2][]int
+	// NullSafe marks the key pairs compared by IS NOT DISTINCT FROM, as
+	// JoinSpec.NullSafe (nil: none): a left row with a NULL there joins
+	// the version of the NULL key.
+	NullSafe []bool
 	// Time is each input's event-time column (BIGINT epoch ms or
 	// TIMESTAMP): the left row's time picks the version, the right row's is
 	// the time its version becomes valid. Both are required.
@@ -243,13 +247,13 @@ func (j *Temporal) release(ctx context.Context) error {
 // handle applies right row k as its key's version, or joins left row k with
 // its key's version.
 func (j *Temporal) handle(ctx context.Context, s, k int) error {
-	h, ok := j.rows[s].keyHash(k, j.spec.Keys[s])
+	h, ok := j.rows[s].keyHash(k, j.spec.Keys[s], j.spec.NullSafe)
 	var cur = -1 // the key's version (index into the right rows)
 	list := j.version[h]
 	at := -1
 	if ok {
 		for i, o := range list {
-			if keyEqual(j.rows[s], k, j.spec.Keys[s], j.rows[1], int(o), j.spec.Keys[1]) {
+			if keyEqual(j.rows[s], k, j.spec.Keys[s], j.rows[1], int(o), j.spec.Keys[1], j.spec.NullSafe) {
 				cur, at = int(o), i
 				break
 			}

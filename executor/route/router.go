@@ -141,7 +141,7 @@ func New(job *plan.Job, gates []Gate, exprs *expr.Context) *Router {
 	}
 	r.rest[0] = make([]int32, 0, vector.Cap)
 	r.rest[1] = make([]int32, 0, vector.Cap)
-	r.out.Errors.Name = job.Stream.Shared().ErrorsSide
+	r.out.Errors.Name = job.ErrorsConfig().ErrorsSide
 	return r
 }
 

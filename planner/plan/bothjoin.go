@@ -154,6 +154,11 @@ type BothJoin struct {
 	Inputs [2]JoinInput
 	// Keys are the key columns of each input, pairwise equal in type.
 	Keys [2][]int
+	// NullSafe marks the key pairs written a.k IS NOT DISTINCT FROM b.k
+	// (or a.k <=> b.k): NULL there matches NULL, as in Flink, where an =
+	// pair's NULL matches nothing (SPEC 2.7). nil when none is; else one
+	// flag a pair of Keys (op.JoinSpec.NullSafe).
+	NullSafe []bool
 	// Interval is set for an interval join: left.t - right.t in [Lo, Hi]
 	// (ms). Why says why a condition on the times did not make one ("" when
 	// none was written or it did).
@@ -208,6 +213,12 @@ type BothJoin struct {
 	// time for an input without event time); 0 keeps every row. The other
 	// kinds bound their state by the watermarks and leave it 0.
 	StateTTL time.Duration
+	// Simplified, when set, says that the join was written as an outer one
+	// that the query's WHERE made INNER (or a FULL one LEFT or RIGHT): it
+	// rejects the NULLs the join would pad (Flink's outer-join
+	// simplification, parser.Select.Simplified), as EXPLAIN shows it:
+	// "LEFT -> INNER (WHERE t.rn <= 10 rejects NULL rows)".
+	Simplified string
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
 	Text string
 	// Late names each input's late output (LATE INTO SIDE 'x', 'y', or
@@ -344,14 +355,26 @@ func JoinedStream(j *BothJoin) *catalog.Stream {
 	return st
 }
 
+// KeyOp returns how key pair i of j compares, for EXPLAIN and messages:
+// " IS NOT DISTINCT FROM " for a null-safe pair (NullSafe), " = " else.
+func (j *BothJoin) KeyOp(i int) string {
+	if i < len(j.NullSafe) && j.NullSafe[i] {
+		return " IS NOT DISTINCT FROM "
+	}
+	return " = "
+}
+
 // describe returns the Join node's text and details for EXPLAIN.
 func (j *BothJoin) describe() (string, []string) {
 	var keys []string
 	for i := range j.Keys[0] {
-		keys = append(keys, j.Inputs[0].keyText(j.Keys[0][i])+" = "+j.Inputs[1].keyText(j.Keys[1][i]))
+		keys = append(keys, j.Inputs[0].keyText(j.Keys[0][i])+j.KeyOp(i)+j.Inputs[1].keyText(j.Keys[1][i]))
 	}
 	text := fmt.Sprintf("%s %s: %s", j.Type, j.Kind(), strings.Join(keys, " AND "))
 	var d []string
+	if j.Simplified != "" {
+		d = append(d, "type: "+j.Simplified+", as Flink simplifies an outer join")
+	}
 	if j.Window {
 		d = append(d, "windows: "+DerivedOf(j.Inputs[0].Stream).Window.Describe()+" on both sides, joined when the window fires (rows of one window_end)")
 	} else if j.Interval {

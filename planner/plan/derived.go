@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"streamql/catalog"
@@ -162,6 +163,71 @@ func DerivedOf(st *catalog.Stream) *Derived {
 	return d
 }
 
+// DerivedReads returns the derived relations (SPEC 2.6) j reads, each
+// once: its stream, its join's two inputs, its UNNEST's inner stream and
+// its branches' semi or anti join build sides, as the executor opens them
+// (each with j as their parts' reader).
+func (j *Job) DerivedReads() []*Derived {
+	reads := []*catalog.Stream{j.Stream}
+	if j.Unnest != nil {
+		reads = append(reads, j.Unnest.Inner)
+	}
+	if j.Both != nil {
+		reads = append(reads, j.Both.Inputs[0].Stream, j.Both.Inputs[1].Stream)
+	}
+	for _, b := range j.AllBranches() {
+		if b.Join != nil {
+			reads = append(reads, b.Join.Build)
+		}
+	}
+	var out []*Derived
+	for _, st := range reads {
+		if d := DerivedOf(st); d != nil && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ErrorsStream returns the declared stream whose errors configuration
+// ('errors', 'errors.side', the dead-letter stream: SPEC 1) the rows of st
+// that its reader refuses go by (a window's time outside BIGINT, SPEC
+// 2.4): st itself when it is declared; for a derived relation (SPEC 2.6),
+// the stream its rows come from, read by its first part (a UNION ALL's
+// first SELECT), the left input of a join or the stream an UNNEST reads,
+// at any depth. A relation has no errors options of its own, so its
+// reader's refusals would otherwise go to a side output with an empty name.
+func ErrorsStream(st *catalog.Stream) *catalog.Stream {
+	for {
+		d := DerivedOf(st)
+		if d == nil || len(d.Parts) == 0 {
+			return st
+		}
+		st = d.Parts[0].ProbeStream()
+	}
+}
+
+// ErrorsConfig returns the errors options (SPEC 1: 'errors',
+// 'errors.side', the dead-letter stream) that the malformed and refused
+// rows j reads go by: those of the stream they come from (ErrorsStream of
+// its probe stream), also when j reads a relation or a join.
+func (j *Job) ErrorsConfig() *catalog.SharedConfig {
+	return ErrorsStream(j.ProbeStream()).Shared()
+}
+
+// ProbeStream returns the stream whose rows j reads as its probe: the
+// left input of its join (SPEC 2.7), the stream its UNNEST reads (SPEC
+// 2.10), or its stream.
+func (j *Job) ProbeStream() *catalog.Stream {
+	switch {
+	case j.Both != nil:
+		return j.Both.Inputs[0].Stream
+	case j.Unnest != nil:
+		return j.Unnest.Inner
+	}
+	return j.Stream
+}
+
 // Updating reports whether the relation's rows are changes (SPEC 2.8): a
 // part's main output is updating (an outer join, an updating aggregate, a
 // Top-N over an unbounded input), so a query over it is too (its filters
@@ -217,8 +283,12 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 		sub := part.Tree()
 		outMap := j.DerivedOutputs[part]
 		id := map[int]int{}
+		drop := t.sharedReads(sub, id)
 		var mainIn []Input
 		for _, n := range sub.Nodes {
+			if drop[n.ID] {
+				continue
+			}
 			if n.Kind == NodeSink && n.Output == 0 && part.Main != nil {
 				for _, in := range n.Inputs {
 					mainIn = append(mainIn, Input{Node: id[in.Node], Port: in.Port})
@@ -247,9 +317,61 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 			t.add(&c)
 			id[n.ID] = c.ID
 		}
+		for st, tee := range sub.tees { // (the first read of a fanned-out stream: later parts and readers read its Tee)
+			if t.tees[st] == nil {
+				if t.tees == nil {
+					t.tees = map[*catalog.Stream]*Node{}
+				}
+				t.tees[st] = t.Nodes[id[tee.ID]-1]
+			}
+		}
 		outs = append(outs, mainIn...)
 	}
 	return outs
+}
+
+// sharedReads maps each Tee node of sub (a part's tree, derivedTree) whose
+// stream t already has a Tee for (Tree.tees: another part, or a reader
+// added before, read it) to that node in id, and returns the nodes of sub
+// to leave out: those Tees, the Scan and Decode they read, and the nodes
+// reading only those (the Decode's errors Sink). So a stream the job reads
+// once and fans out (Job.Tees) is one Scan in EXPLAIN whatever the number
+// of parts, views and WITH names that read it (issue 22 item 1, the DAG);
+// a stream each read opens on its own keeps a Scan per read.
+func (t *Tree) sharedReads(sub *Tree, id map[int]int) map[int]bool {
+	drop := map[int]bool{}
+	up := map[int]bool{} // the nodes before a dropped Tee
+	var mark func(n *Node)
+	mark = func(n *Node) {
+		for _, in := range n.Inputs {
+			if !up[in.Node] {
+				up[in.Node], drop[in.Node] = true, true
+				mark(sub.Nodes[in.Node-1])
+			}
+		}
+	}
+	for st, tee := range sub.tees {
+		if have := t.tees[st]; have != nil {
+			id[tee.ID], drop[tee.ID] = have.ID, true
+			mark(tee)
+		}
+	}
+	if len(drop) == 0 {
+		return drop
+	}
+	for _, n := range sub.Nodes {
+		if drop[n.ID] || len(n.Inputs) == 0 {
+			continue
+		}
+		only := true
+		for _, in := range n.Inputs {
+			only = only && up[in.Node]
+		}
+		if only {
+			up[n.ID], drop[n.ID] = true, true
+		}
+	}
+	return drop
 }
 
 // derivedText is the Scan line of a derived relation.

@@ -92,7 +92,14 @@ func StreamOpens(st *catalog.Stream, into map[*catalog.Stream]Opens, whole bool)
 // and more than one of its reads is not whole (two consumers of the group
 // would split its partitions). A stream that can be read again
 // (catalog.CapReread) never is; one that can be read once and has no whole
-// reads is fanned out instead (Fanned).
+// reads is fanned out instead (Fanned). A consumer group's stream is not
+// fanned out: its replay (SPEC 2.5: after a crash or a rebalance each
+// partition is read again from the committed frontier) would have to
+// commit the oldest row any reader still holds or has not taken from the
+// tee's queues, and drop a revoked partition's rows from every queue and
+// reader, per partition; the tee keeps neither (its readers have no
+// partitions handle), so the refusal stays, and its text says so
+// (ConnectorSpec.OnceWhy).
 func (o Opens) ReadTwice(st *catalog.Stream) bool {
 	caps := st.Caps()
 	return !caps.Has(catalog.CapReread) && caps.Has(catalog.CapReadWhole) && o.N-o.Whole > 1

@@ -139,9 +139,11 @@ type Job struct {
 	// its event time, whose rows carry this job's watermark: each a copy
 	// with TimeCol the job's Stream.EventTime. A row whose time has such a
 	// window outside int64 is malformed here too and moves no watermark
-	// (SPEC 1, 2.4), as over the stream itself. The planner leaves it nil:
-	// the executor sets it on its copy of a part for the reader it runs for
-	// (a view's parts are planned once for all its readers).
+	// (SPEC 1, 2.4), as over the stream itself. The planner sets it when
+	// it plans the job that reads the relation (planner/rule_readerwins.go,
+	// for the parts at every depth), and EXPLAIN shows it under the part's
+	// AssignWatermark; a view's parts, planned once, get the windows of the
+	// statement that reads them, as Job.Tees (ShareTees).
 	ReaderWindows []*Window
 	// Fanout offers every row of the stream to every branch, each taking the
 	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
@@ -345,6 +347,11 @@ type Join struct {
 	BuildKeys   []*Expr
 	ProbeKeys   []*Expr
 	KeyTypes    []catalog.Type
+	// NullSafe marks the key pairs written with IS NOT DISTINCT FROM (or
+	// <=>) in a correlated EXISTS: NULL matches NULL there, as in Flink's
+	// semi/anti join, where an = pair's NULL matches nothing. nil: none;
+	// else one flag a key pair (op.MarkLayout.NullSafe).
+	NullSafe []bool
 	// ProbeFilter (nil = true) is a condition on the left row that is part of the
 	// join condition: Semi keeps a row when it holds and a key matches; Anti keeps
 	// it unless both; for NOT IN, a row for which it does not hold sees an empty
@@ -381,7 +388,11 @@ func (j *Join) Describe(probe string) []string {
 	}
 	var keys []string
 	for i := range j.ProbeKeys {
-		keys = append(keys, fmt.Sprintf("%s = %s", j.ProbeKeys[i].Text, j.BuildKeys[i].Text))
+		op := "="
+		if i < len(j.NullSafe) && j.NullSafe[i] {
+			op = "IS NOT DISTINCT FROM"
+		}
+		keys = append(keys, fmt.Sprintf("%s %s %s", j.ProbeKeys[i].Text, op, j.BuildKeys[i].Text))
 	}
 	strategy := "bounded: read whole first"
 	state := "distinct build keys"

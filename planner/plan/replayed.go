@@ -89,8 +89,9 @@ func (j *Job) Unreplayed() (op, why string) {
 // with a window aggregate after it, or not), is not replayed with the join
 // (issue 23 item 6; the executor's joinreplay.go), where the planner does
 // not plan them as one job (its ruleFuseJoinWindow): beside side branches
-// that keep state, or cascaded over a window of the join; "" for any other
-// job.
+// that keep state other than their aggregates fuseSideAgg plans with it (a
+// join, a mini-batch aggregate, a cascaded window), or cascaded over a
+// window of the join; "" for any other job.
 func (d *Derived) joinWindowWhy(j *Job) string {
 	m := j.Main
 	if m == nil || m.Agg == nil || m.Agg.Window == nil || len(d.Parts) != 1 || d.Parts[0] == nil || d.Parts[0].Both == nil {
@@ -98,9 +99,9 @@ func (d *Derived) joinWindowWhy(j *Job) string {
 	}
 	switch {
 	case m.Agg.Window.Of != nil:
-		return d.Name + " is a window aggregate over a join, and a cascaded window over it is not replayed: a join's replayed job holds at most one aggregate after the join, so " + d.Name + "'s windows are a relation of their own, whose job reads the topics whole and commits nothing, and no replay rebuilds a second aggregate's windows from the pairs the join writes again"
+		return d.Name + " is a window aggregate over a join, and a cascaded window over it is not replayed: the outer windows hold " + d.Name + "'s windows that fired before a crash, so a restart would have to fire those again into the outer windows only, from the pairs the join writes again; but a job runs one aggregate operator after a join, so " + d.Name + "'s windows are a relation of their own, whose job reads the topics whole and commits nothing (so is a cascaded window over one stream's windows); where the aggregates allow it (a TUMBLE whose size is a multiple of the inner one's, with COUNT, SUM, MIN or MAX), write the outer window over the join directly, which is replayed"
 	case len(j.Branches) > 0:
-		return d.Name + " is a join, and a window over it is replayed beside side branches only when each filters and projects the joined rows: a side branch's own aggregate, Top-N, join or LIMIT would be a second operator with state after the join, which no replay rebuilds; write that side branch as a query of its own over the join of the two streams"
+		return d.Name + " is a join, and a window over it is replayed beside side branches only when each filters and projects the joined rows or aggregates them by a window on " + d.Name + "'s event time or an updating GROUP BY without mini-batch: a side branch's own join, or any other aggregate, would be state after the join that no replay rebuilds; write that side branch as a query of its own over the join of the two streams"
 	}
 	return ""
 }

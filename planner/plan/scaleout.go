@@ -391,7 +391,8 @@ func (j *Job) JoinAggReplayed() bool {
 // with the relation's event time and WATERMARK): an interval or temporal
 // join whose output is append-only, the aggregate the main query, no
 // Top-N, and side branches, if any, that filter and project the joined
-// rows (statelessSides; Derived.joinWindowWhy says why not). It is
+// rows or aggregate them (joinWindowSides; Derived.joinWindowWhy says
+// why not). It is
 // replayed with the join (the connector package
 // doc, "A window aggregate over a join", issue 23 item 6): each input's
 // partitions commit the first row the job read of them, the join emits
@@ -400,12 +401,13 @@ func (j *Job) JoinAggReplayed() bool {
 // (the mark's f) gets none of them: it fired (I4; a SESSION rebuilt so
 // is dropped when it fires). With side branches the mark's f is the join's
 // watermark instead (each pair below it was written to their outputs, so
-// the join emits it again as old, for the aggregate only), and the
-// windows that fire while those old pairs go through fired before the
-// commit and are dropped at the sink.
+// the join emits it again as old, for the aggregates only: the main
+// window's and the side branches'), and the windows that fire while those
+// old pairs go through fired before the commit and are dropped at the
+// sink, as an updating side aggregate's changes of them are never made.
 func (j *Job) JoinWindowReplayed() bool {
 	b, m := j.Both, j.Main
-	if b == nil || m == nil || !j.statelessSides() || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
+	if b == nil || m == nil || !j.joinWindowSides() || m.Rank != nil || j.Stream == nil || j.Stream.Watermark == nil ||
 		b.Lookup || b.Window || b.Updating() || !(b.Interval || b.Temporal) || b.StateTTL > 0 {
 		return false
 	}
@@ -413,13 +415,39 @@ func (j *Job) JoinWindowReplayed() bool {
 	return a != nil && a.Window != nil && a.Window.Of == nil && a.Grouped && !a.Updating
 }
 
-// statelessSides reports whether every side branch of job j keeps no
-// state and writes each row it takes when it takes it: a filter and
-// projection (no aggregate, rank operator, join, UNNEST or LIMIT); true
-// for a job without side branches.
-func (j *Job) statelessSides() bool {
+// sideAggs reports whether a side branch of job j aggregates.
+func (j *Job) sideAggs() bool {
 	for _, b := range j.Branches {
-		if b.Agg != nil || b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 {
+		if b.Agg != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// joinWindowSides reports whether every side branch of job j is one the
+// replay of a window over a join rebuilds (JoinWindowReplayed): a filter
+// and projection, which keeps no state and writes each row it takes when
+// it takes it, or an aggregate of the joined rows in the job's aggregate
+// operator (the planner's fuseSideAgg): a TUMBLE, HOP, CUMULATE or
+// SESSION aggregate (not cascaded) on the job's event time, or an updating
+// GROUP BY or global aggregate without mini-batch or
+// 'table.exec.state.ttl' (its clock behind a join is processing time);
+// no rank operator, join, UNNEST or LIMIT. True for a job without side
+// branches.
+func (j *Job) joinWindowSides() bool {
+	for _, b := range j.Branches {
+		if b.Rank != nil || b.Join != nil || b.Unnest != nil || b.Both != nil || b.Limit >= 0 {
+			return false
+		}
+		a := b.Agg
+		if a == nil {
+			continue
+		}
+		if !a.Grouped || a.MiniBatch || a.StateTTL > 0 {
+			return false
+		}
+		if w := a.Window; w != nil && (a.Updating || w.Of != nil || w.ProcTime) || w == nil && !a.Updating {
 			return false
 		}
 	}
@@ -491,10 +519,11 @@ func (j *BothJoin) notReplayed(after bool) string {
 // checks at its start, each keyed by the join key; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
 // the join; agg: an updating aggregate replayed with it, window: a window
-// aggregate, Job.JoinWindowReplayed; rank: a Top-N, Job.JoinRankReplayed):
+// aggregate, Job.JoinWindowReplayed, sides: with side branches that
+// aggregate, Job.sideAggs; rank: a Top-N, Job.JoinRankReplayed):
 // each process then reads its partitions of both topics, or else
 // both topics whole, every partition, committing nothing.
-func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank bool) {
+func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank, sides bool) {
 	group, names := "", [2]string{}
 	var grouped []string
 	for s := range j.Inputs {
@@ -528,6 +557,10 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		if window && sides {
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
+			return
+		}
 		if window {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again\n")
 			return

@@ -36,30 +36,11 @@ func (j *Job) TeeOf(st *catalog.Stream) *Tee {
 // reading job's tees).
 func (j *Job) ShareTees(tees []Tee) {
 	j.Tees = tees
-	reads := []*catalog.Stream{j.Stream, j.unnestInner()}
-	if j.Both != nil {
-		reads = append(reads, j.Both.Inputs[0].Stream, j.Both.Inputs[1].Stream)
-	}
-	for _, b := range j.AllBranches() {
-		if b.Join != nil {
-			reads = append(reads, b.Join.Build)
+	for _, d := range j.DerivedReads() {
+		for _, part := range d.Parts {
+			part.ShareTees(tees)
 		}
 	}
-	for _, st := range reads {
-		if d := DerivedOf(st); d != nil {
-			for _, part := range d.Parts {
-				part.ShareTees(tees)
-			}
-		}
-	}
-}
-
-// unnestInner is the inner stream of j's CROSS JOIN UNNEST, nil when none.
-func (j *Job) unnestInner() *catalog.Stream {
-	if j.Unnest == nil {
-		return nil
-	}
-	return j.Unnest.Inner
 }
 
 // teeText is the text of the Tee node EXPLAIN prints after the Scan (and

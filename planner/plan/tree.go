@@ -107,6 +107,9 @@ func (j *Job) Tree() *Tree {
 		}
 	} else {
 		last, timeCol = t.input(j, st, LineSource, -1, true) // (its Scan has the strategy)
+		if last.Kind == NodeAssign && len(j.ReaderWindows) > 0 {
+			last.Details = append(last.Details, readerWindowsText(j.ReaderWindows))
+		}
 	}
 	if note := j.volatileNote(); note != "" {
 		// (the note covers the derived relations' parts, whose first Scan
@@ -240,6 +243,17 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 	return t.assign(st, last, timed, timeCol, line, k), timeCol
 }
 
+// readerWindowsText is the detail of a relation's part's AssignWatermark
+// that says which windows of its readers it refuses rows by
+// (Job.ReaderWindows, SPEC 1 and 2.4).
+func readerWindowsText(ws []*Window) string {
+	var ds []string
+	for _, w := range ws {
+		ds = append(ds, w.Describe())
+	}
+	return "refuses, as malformed, a row whose time has a window of its readers' that does not fit in a BIGINT, before it moves the watermark they carry: " + strings.Join(ds, "; ")
+}
+
 // assign adds, when timed, the AssignWatermark node of st reading last for
 // a read on line (of branch or join input k) and returns it; last when not
 // timed.
@@ -268,7 +282,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	text, details := b.describe()
 	var sb strings.Builder
-	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed(), j.JoinWindowReplayed(), j.JoinRankReplayed()) // (SPEC 2.5: co-partitioned Kafka inputs)
+	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed(), j.JoinWindowReplayed(), j.JoinRankReplayed(), j.sideAggs()) // (SPEC 2.5: co-partitioned Kafka inputs)
 	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
 		if l != "" {
 			details = append(details, strings.TrimPrefix(l, "  "))

@@ -63,7 +63,7 @@ func init() {
 		Caps:      catalog.CapPartitioned | catalog.CapGroups | catalog.CapRecordMetadata | catalog.CapSinkKinds | catalog.CapDeadLetters | catalog.CapAbort | catalog.CapReread | catalog.CapReadWhole,
 		// two consumers of one group split the topic's partitions
 		ReadOnce: func(o map[string]string) bool { return o["properties.group.id"] != "" },
-		OnceWhy:  "it is read in the consumer group 'properties.group.id', so two reads of it in the group in one job (a join's two inputs) would split its partitions between them and each see only some rows; drop 'properties.group.id' (each read then reads every partition), or declare a second stream over the topic with another group (a view or WITH name over it reads it again too)",
+		OnceWhy:  "it is read in the consumer group 'properties.group.id', so two reads of it in the group in one job (a join's two inputs) would split its partitions between them and each see only some rows, and one read fanned out to both (as stdin's) is not done: a crash or rebalance replays each partition from the oldest row either input still holds or has not taken yet, which the fan-out does not track, so rows would be lost or doubled; drop 'properties.group.id' (each read then reads every partition), or declare a second stream over the topic with another group (a view or WITH name over it reads it again too)",
 	}, &connector.Driver{Open: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.Source, error) {
 		return OpenKafka(ctx, st, env)
 	}, OpenSink: func(ctx context.Context, st *catalog.Stream, env *connector.Env) (connector.SinkWriter, error) {
