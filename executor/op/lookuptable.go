@@ -512,6 +512,10 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 			}
 			continue
 		}
+		if ty == catalog.Varchar && t.plain[c] {
+			t.gatherPlain(v, at, c, sel) // (its NULLs with its marks: one pass)
+			continue
+		}
 		for x, rec := range sel {
 			nulls[x] = rec < 0 || d[int(rec)+flag]&lookupNull != 0
 		}
@@ -538,10 +542,6 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 				}
 			}
 		case catalog.Varchar:
-			if t.plain[c] {
-				t.gatherPlain(v, at, c, sel)
-				continue
-			}
 			o := v.S[at : at+n]
 			for x, rec := range sel {
 				if rec < 0 {
@@ -561,26 +561,28 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 }
 
 // gatherPlain is gather's VARCHAR column c, which has values marked
-// lookupPlain, into v: each row's value, and in v.Text the value again
-// where it is marked, else nil (vector.Vec.Text).
+// lookupPlain, into v: each row's NULL flag and value, and in v.Text the
+// value again where it is marked, else nil (vector.Vec.Text), the record's
+// flag byte read once for both.
 func (t *lookupTable) gatherPlain(v *vector.Vec, at, c int, sel []int32) {
 	if v.Text == nil {
 		v.Text = make([][]byte, vector.Cap)
 	}
 	d, n, flag, off := t.data, len(sel), recordHead+c, t.fixed[c]
-	o, txt := v.S[at:at+n], v.Text[at:at+n]
+	o, txt, nulls := v.S[at:at+n], v.Text[at:at+n], v.Null[at:at+n]
 	for x, rec := range sel {
 		if rec < 0 {
-			o[x], txt[x] = nil, nil
+			o[x], txt[x], nulls[x] = nil, nil, true
 			continue
 		}
 		p := int(rec) + off
 		s := int(rec) + int(binary.LittleEndian.Uint32(d[p:]))
 		e := s + int(binary.LittleEndian.Uint32(d[p+4:]))
+		f := d[int(rec)+flag]
 		val, mark := d[s:e:e], []byte(nil)
-		if d[int(rec)+flag]&lookupPlain != 0 {
+		if f&lookupPlain != 0 {
 			mark = val
 		}
-		o[x], txt[x] = val, mark
+		o[x], txt[x], nulls[x] = val, mark, f&lookupNull != 0
 	}
 }
