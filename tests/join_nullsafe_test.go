@@ -122,12 +122,7 @@ func nsRun(t *testing.T, files map[string]string, query string) []string {
 	if code != 0 {
 		t.Fatalf("%s: exit %d: %s", query, code, errs)
 	}
-	if strings.HasPrefix(out, "op,") {
-		return applyChangelog(t, out)
-	}
-	got := strings.Split(strings.TrimSpace(out), "\n")[1:] // (the header)
-	slices.Sort(got)
-	return got
+	return finalRows(t, out)
 }
 
 // TestJoinNullSafeKeysAgainstReference: a key written a.k IS NOT DISTINCT
@@ -335,14 +330,7 @@ CREATE STREAM rb (id VARCHAR, g BIGINT, d DOUBLE, ts BIGINT, v BIGINT) WITH ('co
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", q, code, errs)
 			}
-			var got []string
-			if strings.HasPrefix(out, "op,") {
-				got = applyChangelog(t, out)
-			} else {
-				got = strings.Split(strings.TrimSpace(out), "\n")[1:]
-				slices.Sort(got)
-			}
-			if !slices.Equal(got, want) {
+			if got := finalRows(t, out); !slices.Equal(got, want) {
 				t.Errorf("%s: got %q, want %q", q, got, want)
 			}
 		}
