@@ -267,8 +267,9 @@ func TestWindowJoinNullSafeKeyAgainstReference(t *testing.T) {
 // TestTemporalJoinNullSafeKeyAgainstReference: a temporal join (SPEC 2.7)
 // on o.id IS NOT DISTINCT FROM x.id gives an order whose id is NULL the
 // version of the NULL key valid at its time, where o.id = x.id gives it
-// none; the others as =; a two-column PRIMARY KEY mixes both kinds. Against a reference over the whole inputs (no
-// row is late: the watermark delay is above the disorder).
+// none; the others as =; a two-column PRIMARY KEY mixes both kinds.
+// Against a reference over the whole inputs (no row is late: the
+// watermark delay is above the disorder).
 func TestTemporalJoinNullSafeKeyAgainstReference(t *testing.T) {
 	for seed := range 10 {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
