@@ -424,16 +424,8 @@ func (t *lookupTable) hashBatch(b *vector.Batch, keys []int) ([]uint64, []bool) 
 	}
 	for j, c := range keys {
 		v := b.Cols[c]
-		if nullSafe(t.ns, j) { // (a NULL matches a NULL: its slot's value is not read)
-			for i := range hs {
-				if v.Null[i] {
-					hs[i] = mix(hs[i], nullMark)
-				} else if h, fine := hashAt(hs[i], v, i); fine {
-					hs[i] = h
-				} else {
-					ok[i] = false
-				}
-			}
+		if nullSafe(t.ns, j) {
+			hashNullSafe(hs, ok, v)
 			continue
 		}
 		switch v.Type {
