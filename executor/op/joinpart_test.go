@@ -74,6 +74,29 @@ func genParts(r *rand.Rand, name string, n int, d int64, distinct bool, kinds fu
 	return s
 }
 
+// genPartPair makes the two partitioned inputs of a join (genParts, up
+// to 60 rows each, with distinct times in each input when distinct), and
+// their whole rows, as the reference sees them.
+func genPartPair(r *rand.Rand, d int64, distinct bool) (l, rt partSide, in [2][]testRow) {
+	l, rt = genParts(r, "l", r.IntN(60), d, distinct, nil), genParts(r, "r", r.IntN(60), d, distinct, nil)
+	in[0], _ = l.rows()
+	in[1], _ = rt.rows()
+	return l, rt, in
+}
+
+// sameMultiset keeps the first run's output lines, sorted, in *first (when
+// nil) and fails unless every later run's, out, are the same multiset.
+func sameMultiset(t *testing.T, name string, first *[]string, out []string) {
+	t.Helper()
+	log := append([]string{}, out...) // (not nil: an empty first run counts)
+	slices.Sort(log)
+	if *first == nil {
+		*first = log
+	} else if !slices.Equal(*first, log) {
+		t.Fatalf("%s: another interleaving gave other rows (as a multiset):\n%s\n---\n%s", name, strings.Join(*first, "\n"), strings.Join(log, "\n"))
+	}
+}
+
 // rows returns the input's rows in the order they were made, and their kinds.
 func (s partSide) rows() ([]testRow, []vector.RowKind) {
 	rows := make([]testRow, len(s.whole))
@@ -283,10 +306,7 @@ func TestJoinDeterministicPartitioned(t *testing.T) {
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 23))
 		d := r.Int64N(40)
-		l, rt := genParts(r, "l", r.IntN(60), d, true, nil), genParts(r, "r", r.IntN(60), d, true, nil)
-		lr, _ := l.rows()
-		rr, _ := rt.rows()
-		in := [2][]testRow{lr, rr}
+		l, rt, in := genPartPair(r, d, true)
 		for _, spec := range append(slices.Clip(joinSpecs), windowJoinSpecs...) {
 			name := fmt.Sprintf("seed %d %s interval=%v [%d, %d] (partitions %d, %d)", seed, spec.Kind, spec.Interval, spec.Lo, spec.Hi, len(l.parts), len(rt.parts))
 			run := func(try uint64) *logEmitter {
@@ -345,10 +365,7 @@ func TestJoinPartitionedTiesMultiset(t *testing.T) {
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 29))
 		d := r.Int64N(40)
-		l, rt := genParts(r, "l", r.IntN(60), d, false, nil), genParts(r, "r", r.IntN(60), d, false, nil)
-		lr, _ := l.rows()
-		rr, _ := rt.rows()
-		in := [2][]testRow{lr, rr}
+		l, rt, in := genPartPair(r, d, false)
 		for _, spec := range append(slices.Clip(joinSpecs), windowJoinSpecs...) {
 			name := fmt.Sprintf("seed %d %s interval=%v [%d, %d]", seed, spec.Kind, spec.Interval, spec.Lo, spec.Hi)
 			want, late, _ := referenceJoin(spec, in)
@@ -364,13 +381,7 @@ func TestJoinPartitionedTiesMultiset(t *testing.T) {
 					t.Fatalf("%s: final table\n%s\nwant (nested loops)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
 				sameLate(t, name, e.late, late, [2]*partSide{&l, &rt})
-				log := slices.Clone(e.out)
-				slices.Sort(log)
-				if try == 0 {
-					first = log
-				} else if !slices.Equal(first, log) {
-					t.Fatalf("%s: another interleaving gave another changelog (as a multiset):\n%s\n---\n%s", name, strings.Join(first, "\n"), strings.Join(log, "\n"))
-				}
+				sameMultiset(t, name, &first, e.out)
 			}
 		}
 	}
@@ -479,13 +490,7 @@ func TestLookupJoinDeterministicPartitioned(t *testing.T) {
 						t.Fatalf("%s: a lookup join emitted %q", name, x)
 					}
 				}
-				log := slices.Clone(e.out)
-				slices.Sort(log)
-				if first == nil {
-					first = log
-				} else if !slices.Equal(first, log) {
-					t.Fatalf("%s: another interleaving gave other rows:\n%s\n---\n%s", name, strings.Join(first, "\n"), strings.Join(log, "\n"))
-				}
+				sameMultiset(t, name, &first, e.out)
 			}
 		}
 	}
