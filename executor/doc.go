@@ -196,32 +196,42 @@
 //     (probeHold.buildErrors, each build side's in turn: a shared 'errors'
 //     output keeps today's order), and whether a stop routes what is held
 //     is the hold's too (probeHold.keep).
-//   - What is left of step 3, one scheduler: op.Join (issue 23's two-input
-//     join) runs under a scheduler of its own (joinsource.go: a pull
-//     Source, on the job's goroutine, that reads the input whose watermark
-//     is behind, joinSource.pick), not under heldScheduler. The shape to
-//     keep is the push one, the port readers': a semi join's probe and
-//     build sides may be blocking live sources (stdin, a socket), which a
-//     pull loop on one goroutine cannot read side by side, while a port
-//     reader can read a file or poll a Kafka group source as well. What
-//     it needs: (1) the scheduling core out of heldScheduler (portReader,
-//     the one channel, several polled ports: a grouped join's two Kafka
-//     inputs, whose checkpoints run between pushes); its one rule for
-//     which reader reads on is there already (heldScheduler.accepts, by
-//     which ackAccepted acks every port's reader: the hold's Accepts for
-//     the probe, a MARK build always), and op.Join's would be pick's (the
-//     port whose watermark is not ahead, a lookup join's right port until
-//     it ends, a swapped join's left one); (2) joinSource's per-input intake (readBatch: admitBad,
-//     the input's watermarker and 'watermark.max-future', the pushed-down
-//     filter, the computed keys, joinreplay.go's noteBatch and unread) as
-//     a port stage the scheduler pushes through, and the joined rows
-//     pushed into the chain's head as the hold releases into the router,
-//     not pulled through Next (the failed calls' RowSource then reads the
-//     pushed batch's input positions); (3) the parallel inputs
+//   - One scheduling core (step 3's fourth slice, its step 1, done):
+//     portScheduler (portsched.go) holds the ports' readers (portReader),
+//     the one channel of those on goroutines of their own, the polled
+//     ports (read on the scheduler's goroutine when it asks which port to
+//     read, next), and the one rule by which it acks a reader whose batch
+//     was taken (ackAccepted: accepts, whether the port's operator takes
+//     another batch now; a stopped job acks no goroutine's reader). The
+//     event-time join job's scheduler (heldScheduler) runs under it, its
+//     rule heldScheduler.accepts (the hold's Accepts for the probe, a MARK
+//     build always), and so does op.Join's source (joinsource.go: a pull
+//     Source, on the job's goroutine), whose two inputs are its polled
+//     ports and whose choice of input is its rule (joinSource.accepts: the
+//     input whose watermark is behind, joinSource.behind, a lookup join's
+//     right one until it ends, a swapped join's left one; the other one
+//     meanwhile when the one behind has no row ready). TestJoinReadOrder
+//     holds the join's read order to SPEC 2.7's.
+//   - What is left of step 3, one scheduler: op.Join still runs under a
+//     scheduler of its own, the joinSource's pull loop (Next), not under
+//     heldScheduler's push shape. The shape to keep is the push one, the
+//     port readers': a semi join's probe and build sides may be blocking
+//     live sources (stdin, a socket), which a pull loop on one goroutine
+//     cannot read side by side, while a port reader can read a file or
+//     poll a Kafka group source as well. What it needs: (2) joinSource's
+//     per-input intake (readBatch: admitBad, the input's watermarker and
+//     'watermark.max-future', the pushed-down filter, the computed keys,
+//     joinreplay.go's noteBatch and unread) as a port stage the scheduler
+//     pushes through, and the joined rows pushed into the chain's head as
+//     the hold releases into the router, not pulled through Next (the
+//     failed calls' RowSource then reads the pushed batch's input
+//     positions); a grouped join's two Kafka inputs are then two polled
+//     ports whose checkpoints run between pushes; (3) the parallel inputs
 //     (ParallelJoinInputs, LookupMorsel) read by chunked readers as the
-//     ports' sources; (4) joinpipe.go's goroutines (ij16's pipelined join)
-//     asking the same core which input to read. op.Join itself does not
-//     change.
+//     ports' sources (joinInput.next's par and ahead today; the core's
+//     readers are nil for a join's ports: joinSource.read reads them);
+//     (4) joinpipe.go's goroutines (ij16's pipelined join) asking the same
+//     core which input to read. op.Join itself does not change.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

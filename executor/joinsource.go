@@ -30,9 +30,11 @@ import (
 //
 // This is the bridge from today's one-source job to the operator graph of
 // issue 22: the join is an op.Operator; its inputs are read here, on the
-// job's goroutine, from the input whose watermark is behind (the left one on
-// a tie), so held rows stay few when both inputs are in event-time order. A
-// live input that has no row ready (ErrWaiting) makes the job wait for it.
+// job's goroutine, as the polled ports of the scheduling core
+// (portScheduler, whose rule is accepts): from the input whose watermark is
+// behind (the left one on a tie), so held rows stay few when both inputs
+// are in event-time order. A live input that has no row ready (ErrWaiting)
+// makes the job wait for it (the other input is read meanwhile).
 // Malformed rows of an input go to its errors output (Sink.Errors), late rows
 // to the join's late outputs (as rows the operator made, Step.Chunks).
 type joinSource struct {
@@ -47,9 +49,17 @@ type joinSource struct {
 	queue []joined // joined rows not yet given, in order
 	free  []joined
 	at    int // rows of queue[0] already given
-	// turns is the input pick read last when it reads two unbounded
-	// inputs, one of them without event time, by turns
+	// ports is the scheduling core of the two inputs (port 0 the left, 1
+	// the right), both polled: read here (read) when the core's rule,
+	// accepts, takes them
+	ports *portScheduler
+	// turns is the input Next read last when it reads two unbounded
+	// inputs, one of them without event time, by turns (behind)
 	turns int
+	// waits is the input whose read said ErrWaiting in this call of Next,
+	// the read since being none (-1: none): accepts takes the other input
+	// meanwhile
+	waits int
 	// from are the input rows' positions of the rows Next gave last
 	// (op.Join.Sources, valid as they are): what RowSource reads
 	from  [2][]int64
@@ -162,7 +172,10 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	// streams of a group is, reads its inputs whole and commits nothing:
 	// the relation's reader does not commit with it, derived.go)
 	grouped := joinReplayable(job) && !opens.buildSide
-	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed())}
+	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed()), waits: -1}
+	js.ports = newPortScheduler(2, js.accepts)
+	js.ports.add(0, nil, true) // (both polled: read by Next, joinInput.next)
+	js.ports.add(1, nil, true)
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, NullSafe: both.NullSafe, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
@@ -331,6 +344,7 @@ type joined struct {
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.given = false    // (the job handled the rows given before)
 	js.givenOld = false // (the late rows an input's Next pushes are no old pairs: replay.filter)
+	js.waits = -1       // (an input that waited in the last call is read first again: accepts)
 	for {
 		if len(js.queue) > 0 {
 			e := js.queue[0]
@@ -376,16 +390,18 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			}
 			continue
 		}
-		s := js.pick()
+		s := js.ports.next() // (the input behind: accepts)
 		if s < 0 {
+			if !js.in[0].done || !js.in[1].done {
+				return fmt.Errorf("the %s of %s and %s: no input to read while one has not ended (an engine fault: please report it)", js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+			}
 			return io.EOF
 		}
+		js.turns = s
 		err := js.read(s)
-		if o := 1 - s; errors.Is(err, ErrWaiting) && !js.in[o].done && !js.both.Lookup {
+		if o := 1 - s; errors.Is(err, ErrWaiting) && js.ports.readable(o) {
 			// the input behind has no row ready: the other one is read
-			// meanwhile (the join's order does not depend on it), so that
-			// a source that commits from inside Next (a Kafka group's)
-			// gets called and takes its last batch as used
+			// meanwhile (accepts)
 			err = js.read(o)
 		}
 		if err != nil {
@@ -416,15 +432,18 @@ func shareQueued(b, q *vector.Batch) {
 	}
 }
 
-// pick returns the input to read next: the one whose watermark is behind
-// (unset counts as behind; the left one on a tie), or the one not ended; -1
-// when both have ended. When an input has no event time (SPEC 2.7: "a
-// bounded input is read whole first; two unbounded inputs without event
-// time are processed in arrival order"), a bounded input not ended is read
-// first (the left one when both are), and two unbounded inputs are read by
-// turns (turns), so that one that always has rows ready (a datagen without
-// 'rows-per-second') does not keep the other from ever being read.
-func (js *joinSource) pick() int {
+// behind returns the input to read next by SPEC 2.7's order: the one whose
+// watermark is behind (unset counts as behind; the left one on a tie), or
+// the one not ended; -1 when both have ended. When an input has no event
+// time (SPEC 2.7: "a bounded input is read whole first; two unbounded
+// inputs without event time are processed in arrival order"), a bounded
+// input not ended is read first (the left one when both are), and two
+// unbounded inputs are read by turns (the one Next did not read last,
+// turns), so that one that always has rows ready (a datagen without
+// 'rows-per-second') does not keep the other from ever being read. A
+// lookup join reads its right side whole first, a swapped one
+// (op.JoinSpec.Swap) its left side.
+func (js *joinSource) behind() int {
 	l, r := js.in[0], js.in[1]
 	switch {
 	case l.done && r.done:
@@ -444,14 +463,30 @@ func (js *joinSource) pick() int {
 		case r.bounded:
 			return 1
 		}
-		js.turns = 1 - js.turns
-		return js.turns
+		return 1 - js.turns
 	case !l.wmk.set:
 		return 0
 	case !r.wmk.set || l.wmk.wm > r.wmk.wm:
 		return 1 // (the right input is behind: no watermark yet, or a smaller one)
 	}
 	return 0
+}
+
+// accepts is the join's rule in the scheduling core of its inputs
+// (portScheduler.accepts; the event-time join job's scheduler acks its
+// readers by heldScheduler.accepts): whether input s, not ended, may read
+// its next batch now: when it is the input behind (behind), or when the
+// input behind had no row ready in this call of Next (waits): the other
+// one is then read meanwhile (the join's order does not depend on it), so
+// that a source that commits from inside Next (a Kafka group's) gets
+// called and takes its last batch as used, except in a lookup join, whose
+// right side is read whole first.
+func (js *joinSource) accepts(s int) bool {
+	if js.in[s].done {
+		return false
+	}
+	b := js.behind()
+	return s == b || b >= 0 && js.waits == b && !js.both.Lookup
 }
 
 // joinChunkSize is the chunk size of a join's parallel inputs when the
@@ -528,11 +563,22 @@ func (ji *joinInput) next() error {
 }
 
 // read reads one batch of input s into the join, and counts the malformed
-// and refused rows it met as input s's (joinInput.malformed).
+// and refused rows it met as input s's (joinInput.malformed). The
+// scheduling core is told (portScheduler.reading, taken), and acks the
+// inputs the join accepts then (ackAccepted): input s when it is still
+// the one behind, the other one when it is now, or when s had no row ready
+// (waits).
 func (js *joinSource) read(s int) error {
 	ji := js.in[s]
 	before := ji.es.Malformed
+	js.ports.reading(s)
+	js.waits = -1
 	err := js.readBatch(s)
+	if errors.Is(err, ErrWaiting) {
+		js.waits = s
+	}
+	js.ports.taken(s, !ji.done)
+	js.ports.ackAccepted(js.ctx) // (polled ports: never false)
 	ji.malformed += ji.es.Malformed - before
 	return err
 }

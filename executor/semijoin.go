@@ -33,87 +33,10 @@ type timedBuild struct {
 	// when emitted, probeHold.buildErrors)
 	read StreamErrors
 	feed *buildFeed
-	r    *portReader // reads src for the scheduler, at port
 	// pending are the malformed build rows of the 'side' policy the feed
 	// met, which the hold emits after its next release (buildErrors)
 	pending []ErrorRow
 }
-
-// portReader reads one source of an event-time join job for the job's
-// scheduler (routeHeld), the same way for every input port: the probe
-// stream's (port 0) and each event-time join's build side (port k, the
-// join's Port.Input). On a goroutine of its own (run, for a source's
-// blocking Next) it hands each batch on the scheduler's one channel and
-// reads the next only once the scheduler acks it (ack): one batch of each
-// port is in flight at most, and a batch stays valid until acked. A source
-// whose checkpoint must run between the job's pushes (a replayed Kafka
-// source, SourceHandles.Replayer) is read on the scheduler's goroutine
-// instead (read, no run), as is a bounded join's build side, read whole
-// before the first probe row (readBuild).
-type portReader struct {
-	port int // the input port: 0 the probe stream, k a build side
-	src  Source
-	b    *vector.Batch
-	bad  []BadRow
-	// waits hands ErrWaiting (nothing came) to the scheduler, which then
-	// flushes the sink (the probe stream: its rows may wait for more);
-	// without it the reader reads again (a build side)
-	waits bool
-	acks  chan struct{} // the scheduler is done with the last batch (room for one: never blocks)
-}
-
-// portMsg is one step of a portReader: the batch read from its port's
-// source with its malformed rows (valid until the scheduler acks it), or
-// ErrWaiting, io.EOF or an error.
-type portMsg struct {
-	r   *portReader
-	b   *vector.Batch
-	bad []BadRow
-	err error
-}
-
-// newPortReader returns the reader of src, whose batches have types, at
-// port; waits says whether ErrWaiting reaches the scheduler.
-func newPortReader(port int, src Source, types []catalog.Type, waits bool) *portReader {
-	return &portReader{port: port, src: src, b: vector.NewBatch(types), waits: waits, acks: make(chan struct{}, 1)}
-}
-
-// read calls the source's Next once: the batch it gave (valid until the
-// next read), with its malformed rows and Next's error.
-func (r *portReader) read() portMsg {
-	r.bad = r.bad[:0]
-	err := r.src.Next(r.b, &r.bad)
-	return portMsg{r: r, b: r.b, bad: r.bad, err: err}
-}
-
-// run reads the source until it ends, fails or ctx ends, handing each
-// batch to the scheduler on ch and waiting for its ack before it reads the
-// next; the end or the error is the last message.
-func (r *portReader) run(ctx context.Context, ch chan<- portMsg) {
-	for ctx.Err() == nil {
-		m := r.read()
-		if !r.waits && errors.Is(m.err, ErrWaiting) {
-			continue
-		}
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-			return
-		}
-		if m.err != nil && !errors.Is(m.err, ErrWaiting) {
-			return
-		}
-		select {
-		case <-r.acks:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// ack lets the reader read its next batch (a reader waits for one ack per
-// batch handed, so it never blocks).
-func (r *portReader) ack() { r.acks <- struct{}{} }
 
 // runEventJoin runs a job with event-time joins (SPEC 2.2): every input is
 // read by a reader of its own (portReader: the probe stream at port 0, each
@@ -147,7 +70,11 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
-	msgs := make(chan portMsg) // every reader's, the scheduler's one input
+	n := 1 // the ports: 0 the probe stream's, k the build side of the join whose Port.Input is k
+	for _, tb := range timed {
+		n = max(n, tb.port.Input+1)
+	}
+	ports := newPortScheduler(n, nil) // (its rule is the scheduler's: routeHeld)
 	for _, tb := range timed {
 		tb := tb
 		queue := func(rows []ErrorRow) error { // (emitted after the hold's next release, probeHold.buildErrors)
@@ -159,15 +86,13 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 		}
 		tb.read = StreamErrors{Stream: tb.es.Stream, Policy: tb.es.Policy, Side: tb.es.Side}
 		tb.feed = newBuildFeed(tb.j, tb.port, tb.src, tb.mb, &tb.read, queue)
-		tb.r = newPortReader(tb.port.Input, tb.src, tb.j.BuildTypes, false)
-		g.Go(func() error { tb.r.run(gctx, msgs); return nil })
+		ports.add(tb.port.Input, newPortReader(tb.port.Input, tb.src, tb.j.BuildTypes, false), false)
 	}
-	pr := newPortReader(0, probe.src, job.BatchTypes, true)
-	polled := probe.h.Replayer != nil // (read on the job's goroutine: its checkpoint runs between pushes)
-	if !polled {
-		g.Go(func() error { pr.run(gctx, msgs); return nil })
-	}
-	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, pr, polled, msgs, acct)
+	// (a probe stream with a replay is polled, read on the job's goroutine:
+	// its checkpoint runs between pushes)
+	ports.add(0, newPortReader(0, probe.src, job.BatchTypes, true), probe.h.Replayer != nil)
+	ports.start(gctx, g)
+	err := routeHeld(gctx, oc.live, oc.exprs, job, probe, sink, stats, joins, timed, ports, acct)
 	cancel()
 	_ = g.Wait() // (the readers hand their errors to routeHeld)
 	for _, tb := range timed {
@@ -180,14 +105,13 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 
 // heldScheduler is routeHeld's state: the one scheduler of an event-time
 // join job, on the job's goroutine, over its input ports (port 0 the probe
-// stream, read by probe; port k a build side, timed's join whose
-// Port.Input is k), each read by its portReader.
+// stream; port k a build side, timed's join whose Port.Input is k), each
+// read by its portReader under the scheduling core (ports), whose rule is
+// accepts.
 type heldScheduler struct {
 	job     *plan.Job
 	src     Source // the probe stream's
-	probe   *portReader
-	polled  bool // probe is read here (read), not by a goroutine of its own
-	msgs    <-chan portMsg
+	ports   *portScheduler
 	builds  []*timedBuild // by port (nil: the probe's, or a bounded join's)
 	timed   []*timedBuild
 	hold    *probeHold
@@ -198,10 +122,7 @@ type heldScheduler struct {
 	open    bool          // the probe stream has not ended nor failed
 	ended   bool          // the probe stream ended (io.EOF)
 	failing error         // 'errors'='fail' met: route what is held, then fail
-	// due[p]: port p's reader waits for its ack, which it gets once the
-	// port's operator accepts another batch (accepts, ackAccepted)
-	due  []bool
-	idle bool // a polled probe said ErrWaiting last: released rows are flushed at once
+	idle    bool          // a polled probe said ErrWaiting last: released rows are flushed at once
 	// in is the probe stream's batch pushed into the chain (push), and
 	// pushCtx the push's context: a batch read is held also when the job
 	// stopped meanwhile (what a stop leaves held is drained, handed back or
@@ -211,16 +132,18 @@ type heldScheduler struct {
 }
 
 // routeHeld is runEventJoin on the job's goroutine, its scheduler: it takes
-// what its input ports' readers read from msgs (or, when polled, reads the
-// probe stream's reader here, msgs then carrying the build sides' only),
+// what its input ports' readers read from the core's channel (ports.msgs;
+// or, when port 0 is polled, reads the probe stream's reader here, the
+// channel then carrying the build sides' only),
 // pushes the build sides' batches into their joins' build operators and
 // the probe stream's into the semi join operator's Hold mode, and routes
 // the held rows once every build watermark passed them, in order. A build
 // reader's error (its source's, a malformed row's under 'errors'='fail',
 // its keys past 'state.max-bytes') stops the job as a stop does (drain)
 // and is the job's.
-func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, pr *portReader, polled bool, msgs <-chan portMsg, acct *StateAccount) error {
+func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job, probe opened, sink Sink, stats *Stats, joins map[*plan.Branch]*semiBuild, timed []*timedBuild, ports *portScheduler, acct *StateAccount) error {
 	src := probe.src
+	polled := ports.polled[0]
 	st := job.Stream
 	es := stats.stream(st)
 	aggs := job.HasAggregates() // SPEC 2.4: windows over the joined rows, fired by their stamped watermarks
@@ -275,15 +198,13 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// aggregate follows the join (a released row's stamp may fire a window
 	// that a row not yet decided would have joined)
 	hold.oneBatch, hold.keep = handBack, polled || handBack || agg != nil
-	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, sink: sink, stats: stats, es: es, open: true,
+	s := &heldScheduler{job: job, src: src, ports: ports, timed: timed, hold: hold, ch: ch, sink: sink, stats: stats, es: es, open: true,
 		in: newStep(plan.ErrorsStream(st).Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
+	s.builds = make([]*timedBuild, len(ports.readers))
 	for _, tb := range timed {
-		for len(s.builds) <= tb.port.Input {
-			s.builds = append(s.builds, nil)
-		}
 		s.builds[tb.port.Input] = tb
 	}
-	s.due = make([]bool, max(len(s.builds), 1))
+	ports.accepts = s.accepts
 	return s.run(ctx, lv)
 }
 
@@ -297,7 +218,7 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 		// waits for its ack: one batch of each port at most)
 		for range len(s.timed) + 1 {
 			select {
-			case m := <-s.msgs:
+			case m := <-s.ports.msgs:
 				if stop, err := s.take(ctx, m); stop {
 					return err
 				}
@@ -321,24 +242,24 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 				return err
 			}
 		}
-		if !s.ackAccepted(ctx) {
+		if !s.ports.ackAccepted(ctx) {
 			return hold.drain(ctx, ctx.Err())
 		}
 		if !s.open && !hold.holds() {
 			return s.finish(ctx)
 		}
 		var m portMsg
-		if s.polled && s.open {
-			// (the build batches are taken at the loop's top, within
-			// kafkaPoll of their coming)
+		if p := s.ports.next(); p >= 0 {
+			// a polled probe stream, open (the build batches are taken at
+			// the loop's top, within kafkaPoll of their coming)
 			if err := ctx.Err(); err != nil {
 				return err // (the job stopped: the source's own context goes on)
 			}
-			m = s.probe.read()
+			m = s.ports.read(p)
 			s.idle = errors.Is(m.err, ErrWaiting)
 		} else {
 			select {
-			case m = <-s.msgs:
+			case m = <-s.ports.msgs:
 			case <-ctx.Done():
 				return hold.drain(ctx, ctx.Err())
 			default:
@@ -346,7 +267,7 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 					return err
 				}
 				select {
-				case m = <-s.msgs:
+				case m = <-s.ports.msgs:
 				case <-ctx.Done():
 					return hold.drain(ctx, ctx.Err())
 				}
@@ -360,9 +281,8 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 
 // take pushes a reader's message into its port's operator: a build side's
 // into its join's build operator (buildFeed.push, then the reader goes
-// on once the operator accepts: ackAccepted), the probe stream's into the
-// hold (takeProbe). stop says the job
-// ends with err.
+// on once the operator accepts: portScheduler.ackAccepted), the probe
+// stream's into the hold (takeProbe). stop says the job ends with err.
 func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err error) {
 	if m.r.port == 0 {
 		return s.takeProbe(ctx, m)
@@ -373,8 +293,8 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 		_ = s.hold.drain(ctx, context.Canceled) // (what a stop still routes)
 		return true, err
 	}
-	s.due[m.r.port] = !end
-	if !s.ackAccepted(ctx) {
+	s.ports.taken(m.r.port, !end)
+	if !s.ports.ackAccepted(ctx) {
 		return true, s.hold.drain(ctx, ctx.Err())
 	}
 	return false, nil
@@ -384,14 +304,14 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 // stream is closed; when nothing came the reader goes on and the sink is
 // flushed; a batch is pushed into the chain (push: stamped by the watermark
 // assigner and held by the hold with its malformed rows), and the reader
-// goes on once the hold accepts another batch (ackAccepted).
+// goes on once the hold accepts another batch (portScheduler.ackAccepted).
 func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, err error) {
 	switch {
 	case m.err == io.EOF:
 		s.open, s.ended = false, true
 		return false, nil
 	case errors.Is(m.err, ErrWaiting):
-		if !s.ackProbe(ctx) {
+		if !s.ports.ack(ctx, 0) { // (nothing came: it reads again; Ctrl-C must not read on)
 			return true, s.hold.drain(ctx, ctx.Err())
 		}
 		if err := s.sink.Flush(); err != nil {
@@ -409,8 +329,8 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 		s.failing, s.open = failure, false
 		return false, nil
 	}
-	s.due[0] = true
-	if !s.ackAccepted(ctx) {
+	s.ports.taken(0, true)
+	if !s.ports.ackAccepted(ctx) {
 		return true, s.hold.drain(ctx, ctx.Err())
 	}
 	return false, nil
@@ -443,44 +363,12 @@ func (s *heldScheduler) push(m portMsg) (failure, err error) {
 	return failure, s.ch.head.Push(s.pushCtx, Port{}, r)
 }
 
-// accepts reports whether the operator at input port p takes another
-// batch now: the hold's Accepts for the probe stream (port 0), a build
-// side's MARK operator always. It is the one rule the scheduler acks its
-// readers by (a two-input join's would be joinSource.pick's: doc.go).
+// accepts is the scheduler's rule (portScheduler.accepts, by which the
+// core acks its readers): whether the operator at input port p takes
+// another batch now: the hold's Accepts for the probe stream (port 0), a
+// build side's MARK operator always. A two-input join's is
+// joinSource.accepts.
 func (s *heldScheduler) accepts(p int) bool { return p != 0 || s.hold.Accepts() }
-
-// ackAccepted lets each reader that waits for its ack (due) read its next
-// batch when its port's operator accepts another (accepts); it reports
-// false when ctx ended before the probe stream's reader was acked
-// (ackProbe).
-func (s *heldScheduler) ackAccepted(ctx context.Context) bool {
-	for p, d := range s.due {
-		if !d || !s.accepts(p) {
-			continue
-		}
-		s.due[p] = false
-		if p > 0 {
-			s.builds[p].r.ack()
-		} else if !s.ackProbe(ctx) {
-			return false
-		}
-	}
-	return true
-}
-
-// ackProbe lets the probe stream's reader go on (a polled one reads when
-// the scheduler calls it); it reports false when ctx ended first (Ctrl-C
-// must not read on).
-func (s *heldScheduler) ackProbe(ctx context.Context) bool {
-	if s.polled {
-		return true
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	s.probe.ack()
-	return true
-}
 
 // finish ends the job once the probe stream has ended or failed and no row
 // is held: the error of 'errors'='fail', or the stream's end (+∞, SPEC 2.3,
@@ -594,7 +482,7 @@ type probeHold struct {
 }
 
 // Accepts reports whether the hold takes another batch of the probe
-// stream now (the scheduler acks its reader then: heldScheduler.
+// stream now (the scheduler acks its reader then: portScheduler.
 // ackAccepted): always, but with oneBatch only once nothing is held.
 func (h *probeHold) Accepts() bool { return !h.oneBatch || !h.holds() }
 
