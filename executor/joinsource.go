@@ -122,9 +122,6 @@ type joinInput struct {
 	bad  []BadRow
 	errs []ErrorRow
 	es   *StreamErrors
-	// echo: the input reads the same fan-out as the join's left input
-	// (tee.go), whose late output has its late rows already
-	echo bool
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
@@ -192,7 +189,6 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		off += len(both.Inputs[s].Types)
 	}
-	var tees [2]*tee
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s], spec.Pass[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep, in.Pass
@@ -228,14 +224,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji
-		tees[s] = o.tee
 	}
-	// A join whose two inputs are readers of one fan-out (a self-join over
-	// stdin: tee.go) sees the same rows in the same order on both, with the
-	// same watermarks, so the same rows late on both: they are reported
-	// once, in the left input's late output (SPEC 2.6's fan-out), and the
-	// right input's copies are dropped uncounted (joinInput.echo).
-	js.in[1].echo = tees[0] != nil && tees[0] == tees[1]
 	if err := checkCoPartitioned(both, js.grouped, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
 		return nil, err
@@ -840,9 +829,6 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		return nil
 	}
 	s := port - op.JoinLateLeft
-	if ji := js.in[s]; ji != nil && ji.echo { // (the left input's late output has them: newJoinSource)
-		return nil
-	}
 	if js.pipe != nil { // (joinpipe.go: the job's goroutine writes them)
 		js.late[s].Rows += int64(b.N)
 		js.pipe.recordLate(s, b)
