@@ -208,7 +208,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st
 		}
 	}
 	cols := append([]catalog.Column(nil), mains[0].Columns...)
-	d := &plan.Derived{Kind: kind, Name: name, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
+	d := &plan.Derived{Kind: kind, Name: name, Union: rel.Union, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
 	bounded := true
 	var times []partTime
 	for _, b := range mains {
