@@ -97,6 +97,9 @@ type joinSource struct {
 	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
 	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
 	swapped *op.Join
+	// live is the live status's count of the rows the join holds
+	// (liveAt; nil without a status)
+	live *liveJoin
 	// pipe, on plan.PipelinedJoin (joinpipe.go), records the sink calls
 	// Next makes on the join's goroutine for the job's to replay; nil on
 	// every other path
@@ -304,6 +307,9 @@ type joinOperator interface {
 	// SideState is an input's rows and keys in the join's state, for the
 	// 'state.max-bytes' message (sideStateText)
 	SideState(side int) (rows, keys int)
+	// Held is an input's rows in the join's state, in O(1) (the live
+	// status's count, noteLive)
+	Held(side int) int
 	Sources() (l, r []int64)
 }
 
@@ -358,7 +364,9 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			return js.fail
 		}
 		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
-			if err := jo.Drain(js.ctx); err != nil {
+			err := jo.Drain(js.ctx)
+			js.noteLive()
+			if err != nil {
 				js.fail = err
 			} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
 				js.fail = err
@@ -523,7 +531,32 @@ func (js *joinSource) read(s int) error {
 	before := ji.es.Malformed
 	err := js.readBatch(s)
 	ji.malformed += ji.es.Malformed - before
+	js.noteLive()
 	return err
+}
+
+// liveAt makes the join update l (nil: none), the session's live status
+// (SPEC 4, Progress): the rows each input holds in the join's state and
+// their bytes, and each input's watermark under the input's name, once a
+// batch, as an event-time semi join's held rows and build watermark are.
+func (js *joinSource) liveAt(l *Live) {
+	if l == nil {
+		return
+	}
+	js.live = l.joinHolds([2]string{js.both.Inputs[0].Name, js.both.Inputs[1].Name}, js.acct)
+	for _, ji := range js.in {
+		if tc := ji.in.TimeCol(); ji.wmk != nil && tc >= 0 {
+			ji.wmk.live = l.watermark(ji.in.Name, ji.in.Types[tc])
+		}
+	}
+}
+
+// noteLive stores the rows the join holds per input in the live status
+// (liveAt): two atomic stores, once a batch.
+func (js *joinSource) noteLive() {
+	if js.live != nil {
+		js.live.store(js.j.Held(0), js.j.Held(1))
+	}
 }
 
 // readBatch is read's work.

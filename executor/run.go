@@ -228,6 +228,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		case job.Both != nil:
 			if js, err = newJoinSource(ctx, job, env, &stats, budget, opens); err == nil {
 				src.src, src.left = js, js.swapLeft()
+				js.liveAt(oc.live)
 			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource
