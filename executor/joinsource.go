@@ -748,7 +748,7 @@ func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 		return nil
 	}
 	in := js.in[s]
-	name := in.in.Stream.Name
+	name := errorsName(in.in.Stream)
 	return reportFailures(js.fails, name, func(k int) (ErrorRow, bool) {
 		f := js.fails[k]
 		e := ErrorRow{Stream: name, Error: f.Error()}
@@ -763,7 +763,7 @@ func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 
 // pairFailures reports js.pairs (ownFailures, s < 0) and forgets them.
 func (js *joinSource) pairFailures() error {
-	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
+	name := errorsName(js.both.Inputs[0].Stream) + " JOIN " + errorsName(js.both.Inputs[1].Stream)
 	js.fails = js.fails[:0]
 	for _, p := range js.pairs {
 		js.fails = append(js.fails, p.f)
