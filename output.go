@@ -414,7 +414,16 @@ func (f *frontend) SettingValues() map[string]string {
 	return out
 }
 
-var _ session.Noticer = (*frontend)(nil)
+var (
+	_ session.Noticer = (*frontend)(nil)
+	_ session.Warner  = (*frontend)(nil)
+)
+
+// Warn implements session.Warner: a planning warning goes to Options.Log
+// as one line with its position (session.WarningLine).
+func (f *frontend) Warn(script *parser.Script, w *parser.Error) {
+	f.Notice(session.WarningLine(script, w))
+}
 
 // Notice implements session.Noticer: the line goes to Options.Log.
 func (f *frontend) Notice(line string) {

@@ -107,6 +107,9 @@ type joinSource struct {
 	// swapped is the join when it runs swapped (op.JoinSpec.Swap), which
 	// keeps its left rows for a thin Top-N (swapLeft); nil otherwise
 	swapped *op.Join
+	// live is the live status's count of the rows the join holds
+	// (liveAt; nil without a status)
+	live *liveJoin
 	// pipe, on plan.PipelinedJoin (joinpipe.go), records the sink calls
 	// Next makes on the join's goroutine for the job's to replay; nil on
 	// every other path
@@ -132,9 +135,6 @@ type joinInput struct {
 	bad  []BadRow
 	errs []ErrorRow
 	es   *StreamErrors
-	// echo: the input reads the same fan-out as the join's left input
-	// (tee.go), whose late output has its late rows already
-	echo bool
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
@@ -205,7 +205,6 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		}
 		off += len(both.Inputs[s].Types)
 	}
-	var tees [2]*tee
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s], spec.Pass[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep, in.Pass
@@ -241,14 +240,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji
-		tees[s] = o.tee
 	}
-	// A join whose two inputs are readers of one fan-out (a self-join over
-	// stdin: tee.go) sees the same rows in the same order on both, with the
-	// same watermarks, so the same rows late on both: they are reported
-	// once, in the left input's late output (SPEC 2.6's fan-out), and the
-	// right input's copies are dropped uncounted (joinInput.echo).
-	js.in[1].echo = tees[0] != nil && tees[0] == tees[1]
 	if err := checkCoPartitioned(both, js.grouped, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
 		return nil, err
@@ -328,6 +320,9 @@ type joinOperator interface {
 	// SideState is an input's rows and keys in the join's state, for the
 	// 'state.max-bytes' message (sideStateText)
 	SideState(side int) (rows, keys int)
+	// Held is an input's rows in the join's state, in O(1) (the live
+	// status's count, noteLive)
+	Held(side int) int
 	Sources() (l, r []int64)
 }
 
@@ -383,7 +378,9 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 			return js.fail
 		}
 		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
-			if err := jo.Drain(js.ctx); err != nil {
+			err := jo.Drain(js.ctx)
+			js.noteLive()
+			if err != nil {
 				js.fail = err
 			} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
 				js.fail = err
@@ -580,7 +577,32 @@ func (js *joinSource) read(s int) error {
 	js.ports.taken(s, !ji.done)
 	js.ports.ackAccepted(js.ctx) // (polled ports: never false)
 	ji.malformed += ji.es.Malformed - before
+	js.noteLive()
 	return err
+}
+
+// liveAt makes the join update l (nil: none), the session's live status
+// (SPEC 4, Progress): the rows each input holds in the join's state and
+// their bytes, and each input's watermark under the input's name, once a
+// batch, as an event-time semi join's held rows and build watermark are.
+func (js *joinSource) liveAt(l *Live) {
+	if l == nil {
+		return
+	}
+	js.live = l.joinHolds([2]string{js.both.Inputs[0].Name, js.both.Inputs[1].Name}, js.acct)
+	for _, ji := range js.in {
+		if tc := ji.in.TimeCol(); ji.wmk != nil && tc >= 0 {
+			ji.wmk.live = l.watermark(ji.in.Name, ji.in.Types[tc])
+		}
+	}
+}
+
+// noteLive stores the rows the join holds per input in the live status
+// (liveAt): two atomic stores, once a batch.
+func (js *joinSource) noteLive() {
+	if js.live != nil {
+		js.live.store(js.j.Held(0), js.j.Held(1))
+	}
 }
 
 // readBatch is read's work.
@@ -772,7 +794,7 @@ func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 		return nil
 	}
 	in := js.in[s]
-	name := in.in.Stream.Name
+	name := errorsName(in.in.Stream)
 	return reportFailures(js.fails, name, func(k int) (ErrorRow, bool) {
 		f := js.fails[k]
 		e := ErrorRow{Stream: name, Error: f.Error()}
@@ -787,7 +809,7 @@ func (js *joinSource) ownFailures(s int, b *vector.Batch) error {
 
 // pairFailures reports js.pairs (ownFailures, s < 0) and forgets them.
 func (js *joinSource) pairFailures() error {
-	name := js.both.Inputs[0].Stream.Name + " JOIN " + js.both.Inputs[1].Stream.Name
+	name := errorsName(js.both.Inputs[0].Stream) + " JOIN " + errorsName(js.both.Inputs[1].Stream)
 	js.fails = js.fails[:0]
 	for _, p := range js.pairs {
 		js.fails = append(js.fails, p.f)
@@ -886,9 +908,6 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		return nil
 	}
 	s := port - op.JoinLateLeft
-	if ji := js.in[s]; ji != nil && ji.echo { // (the left input's late output has them: newJoinSource)
-		return nil
-	}
 	if js.pipe != nil { // (joinpipe.go: the job's goroutine writes them)
 		js.late[s].Rows += int64(b.N)
 		js.pipe.recordLate(s, b)

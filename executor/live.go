@@ -21,6 +21,7 @@ type Live struct {
 	budget   atomic.Pointer[StateBudget]
 	held     atomic.Pointer[StateAccount]
 	heldRows atomic.Int64
+	join     atomic.Pointer[liveJoin] // the job's join of two streams, nil without one
 
 	// Late counts the rows windowed queries sent to their late outputs (SPEC
 	// 2.4, executor/aggregate), once per batch; a status shows it only when
@@ -62,6 +63,44 @@ func (l *Live) watermark(stream string, typ catalog.Type) *liveWatermark {
 	return w
 }
 
+// liveJoin is the rows the job's join of two streams (SPEC 2.7) holds in
+// its state per input, stored once per batch (joinSource.noteLive).
+type liveJoin struct {
+	names [2]string // the inputs' names (aliases) in FROM order
+	rows  [2]atomic.Int64
+}
+
+// store sets the rows each input holds; nil-safe.
+func (lj *liveJoin) store(l, r int) {
+	if lj == nil {
+		return
+	}
+	lj.rows[0].Store(int64(l))
+	lj.rows[1].Store(int64(r))
+}
+
+// joinHolds registers the job's join of two streams, whose inputs are
+// named names, and acct, the account its state is charged to: a snapshot's
+// HeldRows are then the rows the join holds (each input's in HeldInputs)
+// and HeldBytes the account's bytes. nil on a nil Live.
+func (l *Live) joinHolds(names [2]string, acct *StateAccount) *liveJoin {
+	if l == nil {
+		return nil
+	}
+	lj := &liveJoin{names: names}
+	l.join.Store(lj)
+	l.held.Store(acct)
+	return lj
+}
+
+// LiveHeld is the rows one input of a join of two streams holds in the
+// join's state (held for the watermarks, or kept for later partners), in a
+// LiveSnapshot.
+type LiveHeld struct {
+	Input string // the input's name in FROM (its alias)
+	Rows  int64
+}
+
 // LiveWatermark is one stream's watermark in a LiveSnapshot: Text is the
 // watermark as its column's type prints (BIGINT digits, TIMESTAMP text), or
 // "unset" before the stream's first row with an event time.
@@ -75,8 +114,9 @@ type LiveWatermark struct {
 // LiveSnapshot is a copy of a Live's counters at one moment.
 type LiveSnapshot struct {
 	Watermarks []LiveWatermark // the FROM stream first, then event-time build sides
-	HeldRows   int64           // probe rows an event-time join holds
+	HeldRows   int64           // rows an event-time semi/anti join holds (its probe rows), or a join of two streams (both inputs')
 	HeldBytes  int64           // bytes those rows hold
+	HeldInputs []LiveHeld      // a join of two streams' held rows per input, in FROM order (nil otherwise)
 	StateBytes int64           // bytes of all the job's state ('state.max-bytes' counts them)
 	Late       int64           // rows sent to the late outputs of windows (SPEC 2.4)
 }
@@ -107,6 +147,14 @@ func (l *Live) Snapshot() LiveSnapshot {
 		s.HeldBytes = a.Bytes()
 	}
 	s.HeldRows = l.heldRows.Load()
+	if lj := l.join.Load(); lj != nil {
+		s.HeldRows = 0
+		for i, name := range lj.names {
+			n := lj.rows[i].Load()
+			s.HeldInputs = append(s.HeldInputs, LiveHeld{Input: name, Rows: n})
+			s.HeldRows += n
+		}
+	}
 	s.Late = l.Late.Load()
 	return s
 }

@@ -276,10 +276,10 @@ func (m *maxFuture) refuse(st *catalog.Stream, r *Step) error {
 			k++
 		}
 		r.Sel = r.Sel[:k]
-		return &RowError{Stream: st.Name, Position: m.position(b, first), Reason: m.reason(b, first)}
+		return &RowError{Stream: errorsName(st), Position: m.position(b, first), Reason: m.reason(b, first)}
 	}
 	for _, i := range m.rej {
-		e := ErrorRow{Stream: st.Name, Position: m.position(b, i), Raw: rawRow(st, b, i), Error: m.reason(b, i), At: int(i)}
+		e := ErrorRow{Stream: errorsName(st), Position: m.position(b, i), Raw: rawRow(st, b, i), Error: m.reason(b, i), At: int(i)}
 		// after the malformed rows that came before row i
 		k := len(r.Errors.Rows)
 		for k > 0 && r.Errors.Rows[k-1].At > int(i) {

@@ -55,16 +55,25 @@ func (s *Stats) malformed(st *catalog.Stream) string {
 }
 
 func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
+	es := plan.ErrorsStream(st) // (a relation's refusals go by the errors options of the stream its rows come from, and are counted as its)
 	for _, e := range s.Streams {
-		if e.Stream == st.Name {
+		if e.Stream == es.Name {
 			return e
 		}
 	}
-	c := plan.ErrorsStream(st).Shared() // (a relation's refusals go by the errors options of the stream its rows come from)
-	e := &StreamErrors{Stream: st.Name, Policy: c.Errors, Side: c.ErrorsSide, DeadLetter: c.ErrorsStream}
+	c := es.Shared()
+	e := &StreamErrors{Stream: es.Name, Policy: c.Errors, Side: c.ErrorsSide, DeadLetter: c.ErrorsStream}
 	s.Streams = append(s.Streams, e)
 	return e
 }
+
+// errorsName is the stream an errors row or a job's row error names for a
+// row of st (SPEC 1: the errors output's stream column): st itself when
+// declared; for a row of a derived relation (SPEC 2.6) that the relation's
+// reader refuses or fails on, the stream the relation's rows come from
+// (plan.ErrorsStream, whose errors options the row goes by), the row's
+// position then naming the relation ("v row 2", derivedSource.Position).
+func errorsName(st *catalog.Stream) string { return plan.ErrorsStream(st).Name }
 
 // handleBad applies the errors policy (SPEC 1: side, skip or fail) to the
 // malformed rows of a batch of n good rows and returns how many good rows to
@@ -75,12 +84,12 @@ func (s *Stats) stream(st *catalog.Stream) *StreamErrors {
 func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, policy string, out *[]ErrorRow) (int, error) {
 	switch policy {
 	case "fail":
-		return bad[0].Index, &RowError{Stream: st.Name, Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
+		return bad[0].Index, &RowError{Stream: errorsName(st), Position: src.Position(bad[0].Line), Reason: bad[0].Reason}
 	case "skip":
 		return n, nil
 	}
 	for _, x := range bad {
-		*out = append(*out, ErrorRow{Stream: st.Name, Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason, At: x.Index})
+		*out = append(*out, ErrorRow{Stream: errorsName(st), Position: src.Position(x.Line), Raw: x.Raw, Error: x.Reason, At: x.Index})
 	}
 	return n, nil
 }
@@ -228,6 +237,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		case job.Both != nil:
 			if js, err = newJoinSource(ctx, job, env, &stats, budget, opens); err == nil {
 				src.src, src.left = js, js.swapLeft()
+				js.liveAt(oc.live)
 			}
 		case job.Unnest != nil: // CROSS JOIN UNNEST (SPEC 2.10)
 			var us *unnestSource

@@ -172,7 +172,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	ch.assign.refuseParts = aggs && !job.HeldAggReplayed()             // (an updating aggregate fires nothing by time)
 	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
 	ch.assign.live = lv.probe(job)
-	hold.ch, hold.fp, hold.es, hold.timed, hold.sink = ch, fp, es, timed, sink
+	hold.ch, hold.fp, hold.es, hold.timed, hold.sink, hold.rows = ch, fp, es, timed, sink, &stats.Rows
 	if replayed {
 		hold.replayBy(probe.h.Replayer, agg)
 	}
@@ -351,7 +351,11 @@ func (s *heldScheduler) push(m portMsg) (failure, err error) {
 	r.Errors.Rows, r.Errors.Read = r.Errors.Rows[:0], r.Errors.Read[:0]
 	// (the malformed rows are counted when released, probeHold.release)
 	bad, n, failure := admitBad(s.hold.rep, s.job.Stream, s.src, m.bad, b.N, s.es.Policy, &r.Errors.Rows)
-	s.stats.Rows += int64(b.N + len(bad))
+	if failure != nil {
+		s.stats.Rows += int64(bad[0].Index + 1) // (read up to the failing row, as process.batch counts it)
+	} else {
+		s.stats.Rows += int64(b.N + len(bad))
+	}
 	if failure != nil {
 		s.hold.fail(bad[0].Index) // (the rows from the failing one on are not read)
 	} else {
@@ -456,6 +460,12 @@ type probeHold struct {
 	step *Step
 	fp   *process
 	es   *StreamErrors
+	// rows is the job's count of the probe stream's rows read
+	// (Stats.Rows), which the scheduler counts as it pushes them
+	// (heldScheduler.push) and a LIMIT's cut takes the rows it left
+	// unused out of (release), so that it counts what process.batch
+	// counts of the same input: the rows up to the LIMIT's last row
+	rows *int64
 	// released counts the releases (pushes into the router): the
 	// scheduler flushes the sink after one when its source waits
 	released int64
@@ -590,6 +600,17 @@ func (h *probeHold) release(ctx context.Context, n int) error {
 	if done && lended { // the rows after the LIMIT's last row were not used: held for the replay
 		hold.cut = o + int64(last)
 		hold.done(last+1, hold.cut)
+		if hold.rows != nil {
+			// read but not used: the rows still held after the cut, good
+			// and malformed (done let go of those up to it), as
+			// process.batch counts a batch the LIMIT cut (the rows up to
+			// its last row, with the malformed rows before it)
+			unused := int64(hold.j.Held() + hold.j.HeldErrors())
+			if hold.failed {
+				unused++ // (the row that would have failed the job, after them: not reached)
+			}
+			*hold.rows -= unused
+		}
 		return errLimitReached
 	}
 	hold.j.DoneErrors(nbad) // (routed with these rows; a failure keeps the rows held)

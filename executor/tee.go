@@ -69,10 +69,12 @@ func (s *teeSet) close() {
 // (account): past it the job stops naming the tee and what to do.
 //
 // Malformed rows go to the reader that pulled them only (SPEC 1, 2.3:
-// each malformed row once in the errors output), and a join whose two
-// inputs read one tee reports their late rows once, in its left input's
-// late output (joinInput.echo): the fan-out's decisions, written down in
-// the README's composition section and in EXPLAIN's Tee node. The source's
+// each malformed row once in the errors output), while a late row is
+// reported by every operator it is late for, as over a stream read once
+// per reader: a join whose two inputs read one tee reports it in each
+// input's late output (SPEC 2.7: a late output per input), as over a file
+// read twice. The fan-out's decisions are written down in the README's
+// composition section and in EXPLAIN's Tee node. The source's
 // position texts and progress are the one source's.
 //
 // A source that hands back what the job did not use (stdin, SPEC 1: the

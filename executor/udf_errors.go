@@ -35,9 +35,10 @@ func (p *process) failures(b *vector.Batch) error {
 	if len(p.fails) == 0 {
 		return nil
 	}
-	return reportFailures(p.fails, p.st.Name, func(k int) (ErrorRow, bool) {
+	name := errorsName(p.st)
+	return reportFailures(p.fails, name, func(k int) (ErrorRow, bool) {
 		f := p.fails[k]
-		e := ErrorRow{Stream: p.st.Name, Error: f.Error(), At: f.Row}
+		e := ErrorRow{Stream: name, Error: f.Error(), At: f.Row}
 		if b == nil || f.Row < 0 || f.Row >= b.N { // not a row of the source batch (a join's or aggregate's)
 			return e, false
 		}
@@ -135,7 +136,7 @@ func (p *process) rowOf(b *vector.Batch, f expr.Failure) (stream, position strin
 	if rs, is := p.src.(rowSourcer); is {
 		return rs.RowSource(f.Row, f.Cols)
 	}
-	return p.st.Name, p.src.Position(b.Pos[f.Row]), true
+	return errorsName(p.st), p.src.Position(b.Pos[f.Row]), true
 }
 
 // callFailed is err, a worker's chain's error (morsel.go, paragg.go), with

@@ -24,6 +24,12 @@ type Relation struct {
 	// Distinct is set on the parts of a UNION without ALL (Flink's UNION:
 	// SELECT DISTINCT * over them, unionSelect), for the planner's messages.
 	Distinct bool
+	// Union is "UNION ALL" or "UNION" when the relation is the rows of a
+	// union written without a name, which the parser reads through a
+	// placeholder (SELECT * FROM the union, then its ORDER BY, LIMIT or
+	// OFFSET: unionQuery; a UNION's DISTINCT: relSelect), "" otherwise: the
+	// planner's messages name it "the UNION ALL", not a subquery.
+	Union string
 }
 
 // CTE is one WITH name AS (query) definition (SPEC 2.6).
@@ -339,9 +345,18 @@ func (ps *parseState) unionQuery(all, toks []Token, start, end int) (*Select, bo
 		{Kind: TokIdent, Text: "FROM", Offset: start + 9}, {Kind: TokQuotedIdent, Text: "`" + name + "`", Offset: start + 14}}
 	r := newRegion(all, append(head, last[k:]...), start, end)
 	r.pre = []edit{{start, uEnd, text + strings.Repeat(" ", uEnd-start-len(text))}}
-	d := &derived{region: r, rels: map[string]*Relation{name: {Range: Range{Start: start, End: uEnd}, Selects: []*Select{u}}}}
+	d := &derived{region: r, rels: map[string]*Relation{name: {Range: Range{Start: start, End: uEnd}, Selects: []*Select{u}, Union: unionWord(seps[len(seps)-1])}}} // (the last separator is the outermost: unionTree)
 	s, err := ps.plainQuery(r, d)
 	return s, true, err
+}
+
+// unionWord is how a union is written: "UNION" for distinct, else "UNION
+// ALL" (Relation.Union).
+func unionWord(distinct bool) string {
+	if distinct {
+		return "UNION"
+	}
+	return "UNION ALL"
 }
 
 // union parses parts, queries joined by UNION [ALL] (seps, distinct:
@@ -390,6 +405,7 @@ func (ps *parseState) unionSelect(all []Token, parts [][]Token, start, end int, 
 // placeholder relation named by start and n, unique within a unionTree).
 func (ps *parseState) relSelect(rel *Relation, start, end int, distinct bool, n int) (*Select, *Error) {
 	rel.Distinct = distinct
+	rel.Union = unionWord(distinct)
 	name := "$" + strconv.FormatInt(int64(start), 36)
 	if n > 0 {
 		name += "_" + strconv.Itoa(n)

@@ -61,6 +61,12 @@ type Planner struct {
 	// 'false'; rule_pushdown.go): a join's conditions on one input are then
 	// tested after the join. The outputs are the same either way.
 	KeepFilters bool
+	// Warnings are what planning found that runs but cannot be what the
+	// query means, each once, positioned at the text it is about (offsets
+	// into Source): a join whose time bounds leave no interval, which
+	// joins no pair (Flink plans it so and warns too). The session shows
+	// them on stderr when the query runs; EXPLAIN shows them in the plan.
+	Warnings []*parser.Error
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
@@ -156,6 +162,17 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	}
 	p.ruleSettings(sp.b) // (the settings of this statement: rule_settings.go)
 	return sp.b, nil
+}
+
+// warn adds w to p.Warnings unless a warning with its offset and text is
+// there already (a relation planned twice warns once).
+func (p *Planner) warn(w *parser.Error) {
+	for _, o := range p.Warnings {
+		if o.Offset == w.Offset && o.Msg == w.Msg {
+			return
+		}
+	}
+	p.Warnings = append(p.Warnings, w)
 }
 
 // enterScope opens the scope of relations sel declares (its subqueries in

@@ -183,11 +183,14 @@ func (p *Planner) PlanRelation(rel *parser.Relation, name string, ctes []*parser
 // union's types, BIGINT to DOUBLE), and the stream that describes it.
 func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st *catalog.Stream, err error) {
 	if f, ok := p.relFiles[rel]; ok { // (a ranked view's query, read where it is bounded: its own script)
-		saved := p.Source
+		saved, warned := p.Source, len(p.Warnings)
 		p.Source, src = f.Source(), f.Source()
 		defer func() {
 			p.Source = saved
 			err = f.Attach(err)
+			for _, w := range p.Warnings[warned:] { // (its warnings are into its script too)
+				f.Attach(w)
+			}
 		}()
 	}
 	var mains []*Branch
@@ -208,7 +211,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st
 		}
 	}
 	cols := append([]catalog.Column(nil), mains[0].Columns...)
-	d := &plan.Derived{Kind: kind, Name: name, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
+	d := &plan.Derived{Kind: kind, Name: name, Union: rel.Union, TimeCol: -1, WindowStart: -1, WindowEnd: -1}
 	bounded := true
 	var times []partTime
 	for _, b := range mains {

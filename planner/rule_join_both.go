@@ -475,7 +475,9 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 	case haveLo || haveHi:
 		why = "the event times are bounded on one side only (an interval join needs a lower and an upper bound)"
 		if haveLo && haveHi {
-			why = "the time bounds leave no interval"
+			why = emptyInterval(both, lo, hi)
+			both.NoPairs = why + ": the join matches no pair (an outer join pads every row of its outer side); Flink runs it so too, with a warning; write the lower bound first"
+			sp.p.warn(parser.Errorf(sp.pos(bounds[0]), "the time bounds of this join leave no interval: %s", both.NoPairs))
 		}
 		// the bounds are still conditions of the join: an inner join filters by
 		// them; an outer join cannot (refused below by its rest)
@@ -486,6 +488,15 @@ func (sp *selectPlan) joinCondition(both *plan.BothJoin, conds []ast.ExprNode, l
 	}
 	both.Why = why
 	return rest, nil
+}
+
+// emptyInterval says why time bounds lo > hi (ms, on left.t - right.t)
+// make no interval join (SPEC 2.7): no pair of rows has a time difference
+// at least lo and at most hi.
+func emptyInterval(both *plan.BothJoin, lo, hi int64) string {
+	l, r := &both.Inputs[0], &both.Inputs[1]
+	return fmt.Sprintf("%s.%s - %s.%s would be at least %d ms and at most %d ms",
+		l.Name, l.Stream.Columns[l.TimeCol()].Name, r.Name, r.Stream.Columns[r.TimeCol()].Name, lo, hi)
 }
 
 // joinConjunct takes one conjunct of a join's condition: a key equality

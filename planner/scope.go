@@ -190,9 +190,13 @@ func unaliased(name string, st *catalog.Stream) bool {
 // query qualifies a column with it (catalog.QuoteName: a quoted file name
 // 's.csv' as `s.csv`), or "the subquery without an alias" for one written
 // so, whose columns a query qualifies after giving it an alias: (SELECT …)
-// AS s ... s.k.
+// AS s ... s.k; "the UNION ALL" (or "the UNION") for the rows of a union
+// that its ORDER BY, LIMIT or OFFSET reads (plan.Derived.Union).
 func relText(name string, st *catalog.Stream) string {
 	if unaliased(name, st) {
+		if u := plan.DerivedOf(st).Union; u != "" {
+			return "the " + u
+		}
 		return "the subquery without an alias"
 	}
 	return catalog.QuoteName(name)
@@ -205,6 +209,12 @@ func relText(name string, st *catalog.Stream) string {
 // the alias, "`s.csv`.col, or give it the alias: FROM 's.csv' AS tbl".
 func qualifyText(name string, st *catalog.Stream, tbl, col string) string {
 	switch {
+	case unaliased(name, st) && plan.DerivedOf(st).Union != "":
+		// (SQL names a union's columns by the first query's names, unqualified)
+		if col == "*" {
+			return "the " + plan.DerivedOf(st).Union + "'s columns are read unqualified: write *"
+		}
+		return fmt.Sprintf("the %s's columns are read unqualified: write %s", plan.DerivedOf(st).Union, col)
 	case unaliased(name, st):
 		what := "the subquery's " + col
 		if col == "*" {

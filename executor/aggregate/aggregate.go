@@ -558,9 +558,10 @@ func (ao *Operator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	if ao.src != nil {
 		pos = ao.src.Position(b.Pos[i])
 	}
+	name := plan.ErrorsStream(st).Name // (the stream a relation's rows come from, its position naming the relation: SPEC 1's errors output)
 	switch ao.count(st) {
 	case "fail":
-		return &flow.RowError{Stream: st.Name, Position: pos, Reason: reason}
+		return &flow.RowError{Stream: name, Position: pos, Reason: reason}
 	case "skip":
 		return nil
 	}
@@ -570,7 +571,7 @@ func (ao *Operator) malformed(o *aggOp, b *vector.Batch, i int) error {
 	} else {
 		raw = format.AppendCSVRow(nil, st.Columns, b.Cols[:len(st.Columns)], i, ',')
 	}
-	e := flow.ErrorRow{Stream: st.Name, Position: pos, Raw: raw, Error: reason, At: i}
+	e := flow.ErrorRow{Stream: name, Position: pos, Raw: raw, Error: reason, At: i}
 	bad := append([]flow.ErrorRow(nil), ao.out.Errors.Rows...) // (the router's: not appended to in place)
 	at := sort.Search(len(bad), func(k int) bool { return bad[k].At > i })
 	ao.out.Errors.Rows = slices.Insert(bad, at, e)

@@ -1000,6 +1000,18 @@ func (j *Join) Watermark(ctx context.Context, port int, wm int64) error {
 	return j.flush(ctx)
 }
 
+// Held returns the rows of input side (0 left, 1 right) in the join's
+// state: held for the watermarks, kept inside the interval or for ever (a
+// regular join), or a lookup join's table. O(1), for the live status once
+// a batch (SideState also counts the keys, which may take a pass).
+func (j *Join) Held(side int) int {
+	if side == 1 && j.table != nil {
+		return j.tableRows
+	}
+	sd := &j.side[side]
+	return sd.rows.Len() - sd.ndead
+}
+
 // SideState returns the rows input side (0 left, 1 right) holds in the
 // join's state and the distinct key hashes they are indexed under (NULL
 // keys not counted; with event time, those of the rows still held for the

@@ -98,6 +98,10 @@ type Temporal struct {
 	replay JoinReplay
 }
 
+// Held returns the rows of input side (0 left, 1 right) in the join's
+// state (the live status's count, once a batch).
+func (t *Temporal) Held(side int) int { return t.rows[side].Len() - t.ndead[side] }
+
 // SideState returns the rows input side (0 left, 1 right: the versions
 // and the right rows held) holds in the join's state, and its keys: the
 // right side's keyed versions; the left side's rows held for the watermark

@@ -46,6 +46,7 @@ func (s *Session) explainJob(p *planner.Planner, script *parser.Script, st *pars
 	if err != nil {
 		return nil, err
 	}
+	s.warn(p, script)
 	branches := s.branchesOf(b.Stream)
 	var main *planner.Branch
 	if b.Side != "" {

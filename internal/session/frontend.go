@@ -216,8 +216,10 @@ type Job struct {
 	// Stream is the job's FROM stream (nil for a job made without one).
 	Stream *catalog.Stream
 	// BuildSides are the build sides of its queries' semi and anti joins,
-	// each once, in branch order; HeldJoin says one of them is an
-	// event-time join, which holds rows (SPEC 2.2).
+	// each once, in branch order. HeldJoin says that the job has a join
+	// that holds rows, which its live status shows (LiveSnapshot.HeldRows):
+	// an event-time semi or anti join (SPEC 2.2: its probe rows), or a join
+	// of two streams (SPEC 2.7: the rows of both inputs in its state).
 	BuildSides []*catalog.Stream
 	HeldJoin   bool
 	// Reads are every stream the job reads directly: its stream, the inputs
@@ -300,7 +302,7 @@ func NewJob(job *planner.Job) *Job {
 	}
 	j.Reads = append(j.Reads, job.Stream)
 	if job.Both != nil {
-		j.OrderBound = true
+		j.OrderBound, j.HeldJoin = true, true
 		for _, in := range job.Both.Inputs {
 			j.Reads = append(j.Reads, in.Stream)
 		}

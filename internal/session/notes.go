@@ -55,6 +55,37 @@ func allMalformed(job *planner.Job, stats executor.Stats) string {
 	return l
 }
 
+// Warner is implemented by a Frontend that shows planning warnings
+// (planner.Planner.Warnings): a statement that runs but cannot mean what it
+// says, such as a join whose time bounds leave no interval. w's offset is
+// into script unless w.File names another script.
+type Warner interface {
+	Warn(script *parser.Script, w *parser.Error)
+}
+
+// warn gives the frontend p's planning warnings of a statement of script
+// (Warner), before the statement's job runs or its EXPLAIN is shown.
+func (s *Session) warn(p *planner.Planner, script *parser.Script) {
+	wr, ok := s.Front.(Warner)
+	if !ok {
+		return
+	}
+	for _, w := range p.Warnings {
+		wr.Warn(script, w)
+	}
+	p.Warnings = nil
+}
+
+// WarningLine is warning w of script as one line, "warning: <message>
+// (<script>, line L, column C)": what the library's Options.Log gets.
+func WarningLine(script *parser.Script, w *parser.Error) string {
+	f := w.File
+	if f == nil {
+		f = parser.NewFile(script.Name, script.Source)
+	}
+	return "warning: " + w.Msg + " (" + parser.Pos{File: f, Offset: w.Offset}.String() + ")"
+}
+
 // Noticer is implemented by a Frontend that shows notices about a statement
 // that ran (issue 29 item 7: a silent conversion is said once, at CREATE):
 // the REPL on stderr, the library on Options.Log.

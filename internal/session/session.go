@@ -253,6 +253,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		s.warn(p, script)
 		v.Name = st.Name
 		s.Cat.AddView(&catalog.View{Name: st.Name, Text: oneLine(st.Text), Stream: v, Query: q})
 		s.views = append(s.views, viewDef{st, script, dir})
@@ -296,6 +297,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		s.warn(p, script)
 		if b.Side != "" {
 			// check the job it will join now, so the error points at this statement:
 			// against the first pending branch of that side name only, so that

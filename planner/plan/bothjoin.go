@@ -165,6 +165,12 @@ type BothJoin struct {
 	Interval bool
 	Lo, Hi   int64
 	Why      string
+	// NoPairs, when set, says that the condition's time bounds leave no
+	// interval (a lower bound above the upper one), so that the join
+	// matches no pair: EXPLAIN prints it as a warning, and the planner
+	// warns when the query runs (Planner.Warnings; Flink's interval join
+	// with a negative window size runs so, with a logged warning).
+	NoPairs string
 	// Window is set for a window join (SPEC 2.7: both inputs window
 	// aggregates of one window, joined on window_start and window_end): an
 	// interval join with Lo = Hi = 0 on the window_end columns, whose output
@@ -382,7 +388,9 @@ func (j *BothJoin) describe() (string, []string) {
 		rt := j.Inputs[1].Stream.Columns[j.Inputs[1].TimeCol()].Name
 		d = append(d, fmt.Sprintf("interval: %s.%s - %s.%s in [%d ms, %d ms]", j.Inputs[0].Name, lt, j.Inputs[1].Name, rt, j.Lo, j.Hi))
 	}
-	if j.Why != "" {
+	if j.NoPairs != "" {
+		d = append(d, "warning: the time bounds leave no interval: "+j.NoPairs)
+	} else if j.Why != "" {
 		d = append(d, "not an interval join: "+j.Why)
 	}
 	if len(j.Residual) > 0 {

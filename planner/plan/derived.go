@@ -23,6 +23,11 @@ type Derived struct {
 	Kind  string
 	Name  string
 	Parts []*Job
+	// Union is "UNION ALL" or "UNION" when the relation is the rows of a
+	// union the query wrote without a name, read through the parser's
+	// placeholder (parser.Relation.Union): a message names it so, not as
+	// a subquery without an alias (planner's relText).
+	Union string
 	// TimeCol is the relation's event-time column, -1 without one: a
 	// stream's WATERMARK FOR column projected as it is, or window_time,
 	// window_end or window_start of a window aggregate (rows of a window come

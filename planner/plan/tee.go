@@ -54,6 +54,6 @@ func (t *Tee) teeText() string {
 func teeDetails() []string {
 	return []string{
 		"the rows a reader has not taken yet are buffered, counted against 'state.max-bytes'",
-		"malformed rows are reported once, by the reader that reads them first; a late row once per operator it is late for (a join of it with itself: in the left input's late output)",
+		"malformed rows are reported once, by the reader that reads them first; a late row by each operator and join input it is late for, as over a stream read once per reader (a join of it with itself: in both inputs' late outputs)",
 	}
 }

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"fmt"
+
 	"streamql/internal/session"
+	"streamql/internal/termtext"
+	"streamql/parser"
 )
 
 // pendingNotice prints, in the REPL or when stderr is a terminal, the line
@@ -17,7 +21,17 @@ func (s *Session) pendingNotice(job *session.Job, stats session.Stats) {
 	}
 }
 
-var _ session.Noticer = (*Session)(nil)
+var (
+	_ session.Noticer = (*Session)(nil)
+	_ session.Warner  = (*Session)(nil)
+)
+
+// Warn implements session.Warner: a planning warning goes to stderr, in
+// scripts as in the REPL, as "warning: " and the message with its line,
+// column, source line and caret (SPEC 4's form of a planning error).
+func (s *Session) Warn(script *parser.Script, w *parser.Error) {
+	fmt.Fprintln(s.Stderr, "warning: "+termtext.String(parser.FormatError(script.Name, script.Source, w), termtext.Message))
+}
 
 // Notice implements session.Noticer: in the REPL a notice about a statement
 // (a DECIMAL column read as DOUBLE at CREATE) goes to stderr; scripts say it

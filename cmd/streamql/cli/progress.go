@@ -135,7 +135,7 @@ type progress struct {
 	cols   func() int // terminal width in columns (0: unknown)
 
 	hasBar  bool
-	held    bool            // the job has an event-time join: show its held rows
+	held    bool            // the job has a join that holds rows (session.Job.HeldJoin): show them
 	streams []*streamCounts // the FROM stream first, then build sides
 	outs    []*outputCount  // job.Outputs' order
 	live    *session.Live
@@ -296,7 +296,7 @@ func (p *progress) lines(elapsed time.Duration) []string {
 		info = append(info, fmt.Sprintf("late %d", snap.Late))
 	}
 	if p.held {
-		info = append(info, fmt.Sprintf("held %d rows %s", snap.HeldRows, session.FormatBytes(snap.HeldBytes)))
+		info = append(info, heldText(snap))
 	}
 	if snap.StateBytes > 0 {
 		info = append(info, "state "+session.FormatBytes(snap.StateBytes))
@@ -309,6 +309,21 @@ func (p *progress) lines(elapsed time.Duration) []string {
 		info = append(info, "watermark "+strings.Join(wms, ", "))
 	}
 	return append(lines, strings.Join(info, " · "))
+}
+
+// heldText is the status's part for the rows a join holds (SPEC 4,
+// Progress): "held 1200 rows 3MiB"; for a join of two streams, each
+// input's rows too, in FROM order: "held 17 rows (o 12, p 5) 3KiB".
+func heldText(snap session.LiveSnapshot) string {
+	var per string
+	if len(snap.HeldInputs) > 0 {
+		var parts []string
+		for _, h := range snap.HeldInputs {
+			parts = append(parts, fmt.Sprintf("%s %d", termtext.String(h.Input, termtext.Line), h.Rows))
+		}
+		per = " (" + strings.Join(parts, ", ") + ")"
+	}
+	return fmt.Sprintf("held %d rows%s %s", snap.HeldRows, per, session.FormatBytes(snap.HeldBytes))
 }
 
 // barLine updates the progress bar and returns it, with desc at its end.
