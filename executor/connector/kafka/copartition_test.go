@@ -1,13 +1,18 @@
 package kafka
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"streamql/tests/kafkatest"
 )
 
 // cpMember is a member of a simulated group: its process, the topic it reads
@@ -198,4 +203,101 @@ func TestCoPartitionBalancerKeepsPartitionPairsTogether(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKafkaCoPartitionBalancerMovesPairsTogether (a real broker): processes
+// of two members each (one per topic of a join over two co-partitioned
+// topics of 12 partitions, as a join's two sources are) join one consumer
+// group, a third and a fourth join, and three leave; after each change the group settles
+// with every partition of both topics assigned, partition i of both topics
+// with the members of one process, and the partitions numbers spread over
+// the processes evenly.
+func TestKafkaCoPartitionBalancerMovesPairsTogether(t *testing.T) {
+	const nparts = 12
+	group := kafkatest.Name(t, "group")
+	topics := []string{kafkatest.CreateTopic(t, nparts, nil), kafkatest.CreateTopic(t, nparts, nil)}
+	type proc struct{ clients []*kgo.Client }
+	procOf := map[string]string{} // client ID => process; random IDs, as
+	// the members of real processes (all "kgo-" and a random id) sort
+	// without regard to their process
+	start := func(name string) *proc {
+		p := &proc{}
+		key := NewProcessKey()
+		for _, topic := range topics {
+			id := NewProcessKey()
+			procOf[id] = name
+			cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(kafkatest.Brokers(t), ",")...),
+				kgo.ClientID(id),
+				kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+				kgo.Balancers(CoPartitionBalancer(key), kgo.CooperativeStickyBalancer()),
+				kgo.DisableAutoCommit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(cl.Close)
+			p.clients = append(p.clients, cl)
+		}
+		return p
+	}
+	adm := kafkatest.Admin(t)
+	// settled waits until the group is Stable with 2*procs members and
+	// partition i of both topics with one process, each holding nparts/procs.
+	settled := func(procs int, why string) {
+		t.Helper()
+		deadline := time.Now().Add(kafkatest.Timeout)
+		last := "no answer"
+		for time.Now().Before(deadline) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			dg, err := adm.DescribeGroups(ctx, group)
+			cancel()
+			if g, ok := dg[group]; err == nil && ok {
+				at := map[string]map[int32]string{} // topic => partition => process
+				for _, m := range g.Members {
+					proc := procOf[m.ClientID]
+					if c, ok := m.Assigned.AsConsumer(); ok {
+						for _, ta := range c.Topics {
+							if at[ta.Topic] == nil {
+								at[ta.Topic] = map[int32]string{}
+							}
+							for _, p := range ta.Partitions {
+								at[ta.Topic][p] = proc
+							}
+						}
+					}
+				}
+				count := map[string]int{}
+				ok := g.State == "Stable" && len(g.Members) == 2*procs
+				for i := int32(0); i < nparts && ok; i++ {
+					a, b := at[topics[0]][i], at[topics[1]][i]
+					ok = a != "" && a == b
+					count[a]++
+				}
+				for _, c := range count {
+					ok = ok && c == nparts/procs
+				}
+				if ok {
+					return
+				}
+				last = fmt.Sprintf("state %s, %d member(s), assigned %v", g.State, len(g.Members), at)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%s: the group did not settle with both topics' partition i in one process, evenly over %d: %s", why, procs, last)
+	}
+	a := start("a")
+	settled(1, "one process")
+	b := start("b")
+	settled(2, "a second process joined")
+	c := start("c")
+	settled(3, "a third process joined")
+	start("d")
+	settled(4, "a fourth process joined")
+	for _, cl := range b.clients {
+		cl.Close()
+	}
+	settled(3, "the second process left")
+	for _, cl := range append(a.clients, c.clients...) {
+		cl.Close()
+	}
+	settled(1, "the first and the third process left")
 }
