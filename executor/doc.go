@@ -168,7 +168,7 @@
 //     probeHold, between the watermark assigner and the router
 //     (chainOpts.hold, build.go), counted by its wrapper as every operator
 //     is. The scheduler applies the probe stream's errors policy, as every
-//     source driver does (heldScheduler.push: handleBad), and pushes the
+//     source driver does (heldScheduler.push: admitBad), and pushes the
 //     batch's Step into the chain's head: the assigner stamps its rows as
 //     they come (watermarker.pushHeld: no watermark event, the hold
 //     releases by the build watermarks) and pushes it into the hold, whose
@@ -181,16 +181,47 @@
 //     joined rows an aggregate fires by their stamps
 //     (watermarker.refuseParts, ErrJoinAggregateParts), which the
 //     scheduler checked before.
-//   - What is left of step 3: the scheduler keeps the ack of a stdin probe
-//     stream's batch once it is routed (ackDue), a Kafka probe's
-//     'errors'='fail' (its UnreadAfter in takeProbe), the held rows' replay
-//     (replay.go: newHeldReplay over the probeHold, and the replay's
-//     filterBad of the batch's malformed rows before the push) and the
-//     build sides' malformed rows of the 'side' policy (drainBuildErrors,
-//     emitted after each release, drainBuildErrors); and op.Join (issue
-//     23's two-input join) runs under a scheduler of its own
-//     (joinsource.go: a pull Source that reads the input whose watermark
-//     is behind), not this one.
+//   - What the scheduler kept is the hold's (step 3's third slice, done).
+//     The scheduler acks the probe stream's reader once the hold accepts
+//     another batch (probeHold.Accepts: always, but a stdin probe stream,
+//     which can hand back rows of its last batch only, once nothing is
+//     held: oneBatch). A failing malformed row ('errors'='fail') is told
+//     to the hold (probeHold.fail), which has a group source read it and
+//     what follows again (UnreadAfter) as stdin gets them back (Used).
+//     The held rows' replay is set up by the hold, the job's Checkpoint
+//     (probeHold.replayBy); the malformed rows a replay reads again are
+//     dropped before the errors policy as every source driver drops them
+//     (admitBad, shared with process.batch). The build sides' malformed
+//     rows of the 'side' policy are emitted by the hold after each release
+//     (probeHold.buildErrors, each build side's in turn: a shared 'errors'
+//     output keeps today's order), and whether a stop routes what is held
+//     is the hold's too (probeHold.keep).
+//   - What is left of step 3, one scheduler: op.Join (issue 23's two-input
+//     join) runs under a scheduler of its own (joinsource.go: a pull
+//     Source, on the job's goroutine, that reads the input whose watermark
+//     is behind, joinSource.pick), not under heldScheduler. The shape to
+//     keep is the push one, the port readers': a semi join's probe and
+//     build sides may be blocking live sources (stdin, a socket), which a
+//     pull loop on one goroutine cannot read side by side, while a port
+//     reader can read a file or poll a Kafka group source as well. What
+//     it needs: (1) the scheduling core out of heldScheduler (portReader,
+//     the one channel, several polled ports: a grouped join's two Kafka
+//     inputs, whose checkpoints run between pushes); its one rule for
+//     which reader reads on is there already (heldScheduler.accepts, by
+//     which ackAccepted acks every port's reader: the hold's Accepts for
+//     the probe, a MARK build always), and op.Join's would be pick's (the
+//     port whose watermark is not ahead, a lookup join's right port until
+//     it ends, a swapped join's left one); (2) joinSource's per-input intake (readBatch: admitBad,
+//     the input's watermarker and 'watermark.max-future', the pushed-down
+//     filter, the computed keys, joinreplay.go's noteBatch and unread) as
+//     a port stage the scheduler pushes through, and the joined rows
+//     pushed into the chain's head as the hold releases into the router,
+//     not pulled through Next (the failed calls' RowSource then reads the
+//     pushed batch's input positions); (3) the parallel inputs
+//     (ParallelJoinInputs, LookupMorsel) read by chunked readers as the
+//     ports' sources; (4) joinpipe.go's goroutines (ij16's pipelined join)
+//     asking the same core which input to read. op.Join itself does not
+//     change.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

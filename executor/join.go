@@ -29,8 +29,7 @@ type semiBuild struct {
 	op *op.SemiJoin
 	j  *plan.Join
 	// event-time strategy only
-	live    *liveWatermark // nil without a live status
-	pending []ErrorRow     // malformed build rows of the 'side' policy, emitted with the next release (drainBuildErrors)
+	live *liveWatermark // nil without a live status
 	// the build side's compiled expressions, and the batch of their values
 	// (and the event time) absorb pushes into op: markLayout's
 	buildFilter, buildWM *expr.Kernel

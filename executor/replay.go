@@ -121,28 +121,6 @@ func (r *replay) attach(c *chain, rs connector.Replayer) *replay {
 	return r
 }
 
-// newHeldReplay gives the probe rows an event-time join holds (hold, routed
-// through c), and the groups of the updating aggregate after it (agg, nil
-// when none: plan.Job.HeldAggReplayed), to rs, the replay its source's
-// stream declares (SourceHandles.Replayer); it returns nil when rs is nil. The rows are
-// stamped on arrival and carry their stamps while held (the hold
-// frontier's w is the first one's), so stamping alone does not tear the
-// state (partWatermarks.rep stays nil); a release push does until it went
-// through (routeHeld).
-func newHeldReplay(rs connector.Replayer, c *chain, hold *probeHold, agg *aggregate.Operator) *replay {
-	if rs == nil {
-		return nil
-	}
-	r := newReplayOf(c)
-	r.add(hold)
-	if agg != nil { // (plan.Job.HeldAggReplayed: its groups' first rows hold too)
-		agg.StartReplay(opReplay{r})
-		r.add(agg)
-	}
-	hold.rep = r
-	return r.attach(c, rs)
-}
-
 // grow makes room for partition p.
 func (r *replay) grow(p int32) {
 	for int32(len(r.e)) <= p {
@@ -372,7 +350,7 @@ func (r *replay) passed(b *vector.Batch, n int) {
 }
 
 // filterBad drops the malformed rows of a replay (I3: they went to their
-// errors output already) from bad.
+// errors output already) from bad (admitBad); r may be nil.
 func (r *replay) filterBad(bad []BadRow) []BadRow {
 	if r == nil || !r.active {
 		return bad

@@ -85,6 +85,22 @@ func handleBad(st *catalog.Stream, src Source, bad []BadRow, n int, policy strin
 	return n, nil
 }
 
+// admitBad is what every source driver does with the malformed rows bad
+// of a batch of n good rows that its source read (process.batch, the
+// event-time join's heldScheduler.push): it drops those a replay reads
+// again (rep, nil: none; I3: they went to their errors output already,
+// replay.filterBad), applies the errors policy to the rest (handleBad,
+// appending the 'side' rows to *out) and returns the rest, how many good
+// rows to route, and the *RowError of 'errors'='fail'.
+func admitBad(rep *replay, st *catalog.Stream, src Source, bad []BadRow, n int, policy string, out *[]ErrorRow) ([]BadRow, int, error) {
+	bad = rep.filterBad(bad)
+	if len(bad) == 0 {
+		return bad, n, nil
+	}
+	n, failure := handleBad(st, src, bad, n, policy, out)
+	return bad, n, failure
+}
+
 // countBad returns how many of n malformed rows of a batch a job that read
 // them all met under its errors policy: every one, or for 'fail' the first
 // (the rows after it are not read).
@@ -437,14 +453,9 @@ func (p *process) batch(ctx context.Context, b *vector.Batch, bad []BadRow, err 
 	if err != nil {
 		return true, err
 	}
-	bad = p.rep.filterBad(bad) // (a replay's malformed rows went to their output already)
-	limitRows := b.N
-	var failure error
 	in := p.in
 	in.Errors.Rows = in.Errors.Rows[:0]
-	if len(bad) > 0 {
-		limitRows, failure = handleBad(p.st, p.src, bad, b.N, p.es.Policy, &in.Errors.Rows)
-	}
+	bad, limitRows, failure := admitBad(p.rep, p.st, p.src, bad, b.N, p.es.Policy, &in.Errors.Rows)
 	in.SelectRows(b, 0, limitRows)
 	perr := p.c.head.Push(ctx, Port{}, in)
 	if ferr := p.failures(b); ferr != nil && (perr == nil || errors.Is(perr, errCallFailed)) {

@@ -30,10 +30,13 @@ type timedBuild struct {
 	mb   *semiBuild
 	es   *StreamErrors // the job's count: side rows when emitted, the rest when the job ends
 	// read counts what the feed met (the 'side' rows are counted into es
-	// when emitted, drainBuildErrors)
+	// when emitted, probeHold.buildErrors)
 	read StreamErrors
 	feed *buildFeed
 	r    *portReader // reads src for the scheduler, at port
+	// pending are the malformed build rows of the 'side' policy the feed
+	// met, which the hold emits after its next release (buildErrors)
+	pending []ErrorRow
 }
 
 // portReader reads one source of an event-time join job for the job's
@@ -147,10 +150,10 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 	msgs := make(chan portMsg) // every reader's, the scheduler's one input
 	for _, tb := range timed {
 		tb := tb
-		queue := func(rows []ErrorRow) error { // (emitted with the next release, drainBuildErrors)
+		queue := func(rows []ErrorRow) error { // (emitted after the hold's next release, probeHold.buildErrors)
 			for _, r := range rows {
 				r.Raw = append([]byte(nil), r.Raw...) // (the reader reuses its batch once acked)
-				tb.mb.pending = append(tb.mb.pending, r)
+				tb.pending = append(tb.pending, r)
 			}
 			return nil
 		}
@@ -180,28 +183,25 @@ func runEventJoin(ctx context.Context, oc opContext, job *plan.Job, probe opened
 // stream, read by probe; port k a build side, timed's join whose
 // Port.Input is k), each read by its portReader.
 type heldScheduler struct {
-	job    *plan.Job
-	src    Source // the probe stream's
-	probe  *portReader
-	polled bool // probe is read here (read), not by a goroutine of its own
-	msgs   <-chan portMsg
-	builds []*timedBuild // by port (nil: the probe's, or a bounded join's)
-	timed  []*timedBuild
-	hold   *probeHold
-	ch     *chain
-	agg    *aggregate.Operator // the aggregate behind the join (nil: none)
-	rep    *replay             // a group source's replay of the held rows (nil: none)
-	sink   Sink
-	stats  *Stats
-	es     *StreamErrors // the probe stream's
-	// handBack: the probe stream is stdin, which hands back what the job
-	// did not use (ackDue)
-	handBack bool
-	open     bool  // the probe stream has not ended nor failed
-	ended    bool  // the probe stream ended (io.EOF)
-	failing  error // 'errors'='fail' met: route what is held, then fail
-	ackDue   bool  // the last probe batch is held: ack once it is routed
-	idle     bool  // a polled probe said ErrWaiting last: released rows are flushed at once
+	job     *plan.Job
+	src     Source // the probe stream's
+	probe   *portReader
+	polled  bool // probe is read here (read), not by a goroutine of its own
+	msgs    <-chan portMsg
+	builds  []*timedBuild // by port (nil: the probe's, or a bounded join's)
+	timed   []*timedBuild
+	hold    *probeHold
+	ch      *chain
+	sink    Sink
+	stats   *Stats
+	es      *StreamErrors // the probe stream's
+	open    bool          // the probe stream has not ended nor failed
+	ended   bool          // the probe stream ended (io.EOF)
+	failing error         // 'errors'='fail' met: route what is held, then fail
+	// due[p]: port p's reader waits for its ack, which it gets once the
+	// port's operator accepts another batch (accepts, ackAccepted)
+	due  []bool
+	idle bool // a polled probe said ErrWaiting last: released rows are flushed at once
 	// in is the probe stream's batch pushed into the chain (push), and
 	// pushCtx the push's context: a batch read is held also when the job
 	// stopped meanwhile (what a stop leaves held is drained, handed back or
@@ -227,8 +227,7 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	// (an updating aggregate after the join is replayed with the held rows)
 	replayed := polled && (!aggs || job.HeldAggReplayed())
 	wcol := -1
-	var rep *replay // a group source's replay of the held rows (nil: none)
-	if replayed && probe.h.Replayer != nil && job.WatermarkCol >= 0 {
+	if replayed && job.WatermarkCol >= 0 {
 		wcol = job.WatermarkCol // the hold frontier's w is its first held row's stamp
 	}
 	hold, err := newProbeHold(job, wcol, acct)
@@ -250,35 +249,41 @@ func routeHeld(ctx context.Context, lv *Live, exprs *expr.Context, job *plan.Job
 	ch.assign.refuseParts = aggs && !job.HeldAggReplayed()             // (an updating aggregate fires nothing by time)
 	fp := &process{st: st, src: src, sink: sink, es: es, exprs: exprs} // the failed calls of the released rows (udf_errors.go)
 	ch.assign.live = lv.probe(job)
+	hold.ch, hold.fp, hold.es, hold.timed, hold.sink = ch, fp, es, timed, sink
 	if replayed {
-		rep = newHeldReplay(probe.h.Replayer, ch, hold, agg)
+		hold.replayBy(probe.h.Replayer, agg)
 	}
 	if an := stats.Analysis; an != nil {
 		an.setChain(ch, agg)
 		an.hold = hold
 	}
-	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, agg: agg, rep: rep, sink: sink, stats: stats, es: es, open: true,
+	// A stdin probe stream hands back what the job did not use to the next
+	// job reading stdin (SPEC 1): the hold takes one batch at a time
+	// (probeHold.oneBatch) and says what was used (probeHold.Used). A group
+	// source reads again what a failing row left unused (probeHold.fail).
+	u, unreads := src.(Unreader)
+	handBack := unreads && st.Connector != nil && st.Connector.ReadsStdin
+	if handBack && probe.h.HandsBack != nil {
+		probe.h.HandsBack.SetHandBack(hold) // (read when the source closes)
+	}
+	if unreads && polled {
+		hold.unread = u
+	}
+	// a stop routes no held row when they are read again (a group
+	// source's, by the partitions' next owner: their outputs would be
+	// written twice), handed back (stdin's, to the next job) or when an
+	// aggregate follows the join (a released row's stamp may fire a window
+	// that a row not yet decided would have joined)
+	hold.oneBatch, hold.keep = handBack, polled || handBack || agg != nil
+	s := &heldScheduler{job: job, src: src, probe: pr, polled: polled, msgs: msgs, timed: timed, hold: hold, ch: ch, sink: sink, stats: stats, es: es, open: true,
 		in: newStep(plan.ErrorsStream(st).Shared().ErrorsSide), pushCtx: context.WithoutCancel(ctx)}
-	hold.ch, hold.fp, hold.es = ch, fp, es
 	for _, tb := range timed {
 		for len(s.builds) <= tb.port.Input {
 			s.builds = append(s.builds, nil)
 		}
 		s.builds[tb.port.Input] = tb
 	}
-	// A stdin probe stream hands back what the job did not use to the next
-	// job reading stdin (SPEC 1). The source can only take back rows of its
-	// last batch, so its next batch is asked for (ack) only once every row of
-	// the last one is routed: at most one batch is held, and its rows are the
-	// source's rows one for one (from ordinal hold.batchAt on). Output is the
-	// same: a held row waits for the build watermarks, never for more probe
-	// rows. What was used is the hold's to say (probeHold.Used: the rows
-	// after a LIMIT's cut, and those a stop left, stay held).
-	_, handBack := src.(Unreader)
-	s.handBack = handBack && st.Connector != nil && st.Connector.ReadsStdin
-	if s.handBack && probe.h.HandsBack != nil {
-		probe.h.HandsBack.SetHandBack(hold) // (read when the source closes)
-	}
+	s.due = make([]bool, max(len(s.builds), 1))
 	return s.run(ctx, lv)
 }
 
@@ -300,7 +305,8 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 			}
 		}
 		// the smallest build watermark, the hold's port 1: it routes what
-		// every build watermark has passed, in order
+		// every build watermark has passed, in order, then the build sides'
+		// malformed rows met meanwhile
 		released := hold.released
 		bw, _ := buildWatermark(s.timed)
 		if err := s.ch.hold.Watermark(ctx, bw); err != nil {
@@ -315,14 +321,8 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 				return err
 			}
 		}
-		if s.ackDue && !hold.holds() {
-			s.ackDue = false
-			if !s.ackProbe(ctx) {
-				return s.drain(ctx, ctx.Err())
-			}
-		}
-		if err := drainBuildErrors(s.timed, s.sink); err != nil {
-			return err
+		if !s.ackAccepted(ctx) {
+			return hold.drain(ctx, ctx.Err())
 		}
 		if !s.open && !hold.holds() {
 			return s.finish(ctx)
@@ -340,7 +340,7 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 			select {
 			case m = <-s.msgs:
 			case <-ctx.Done():
-				return s.drain(ctx, ctx.Err())
+				return hold.drain(ctx, ctx.Err())
 			default:
 				if err := s.sink.Flush(); err != nil {
 					return err
@@ -348,7 +348,7 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 				select {
 				case m = <-s.msgs:
 				case <-ctx.Done():
-					return s.drain(ctx, ctx.Err())
+					return hold.drain(ctx, ctx.Err())
 				}
 			}
 		}
@@ -360,7 +360,8 @@ func (s *heldScheduler) run(ctx context.Context, lv *Live) error {
 
 // take pushes a reader's message into its port's operator: a build side's
 // into its join's build operator (buildFeed.push, then the reader goes
-// on), the probe stream's into the hold (takeProbe). stop says the job
+// on once the operator accepts: ackAccepted), the probe stream's into the
+// hold (takeProbe). stop says the job
 // ends with err.
 func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err error) {
 	if m.r.port == 0 {
@@ -369,11 +370,12 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 	tb := s.builds[m.r.port]
 	end, err := tb.feed.push(ctx, m.b, m.bad, m.err)
 	if err != nil {
-		_ = s.drain(ctx, context.Canceled) // (what a stop still routes)
+		_ = s.hold.drain(ctx, context.Canceled) // (what a stop still routes)
 		return true, err
 	}
-	if !end {
-		m.r.ack()
+	s.due[m.r.port] = !end
+	if !s.ackAccepted(ctx) {
+		return true, s.hold.drain(ctx, ctx.Err())
 	}
 	return false, nil
 }
@@ -382,7 +384,7 @@ func (s *heldScheduler) take(ctx context.Context, m portMsg) (stop bool, err err
 // stream is closed; when nothing came the reader goes on and the sink is
 // flushed; a batch is pushed into the chain (push: stamped by the watermark
 // assigner and held by the hold with its malformed rows), and the reader
-// goes on, for stdin once the batch is routed (ackDue).
+// goes on once the hold accepts another batch (ackAccepted).
 func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, err error) {
 	switch {
 	case m.err == io.EOF:
@@ -390,7 +392,7 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 		return false, nil
 	case errors.Is(m.err, ErrWaiting):
 		if !s.ackProbe(ctx) {
-			return true, s.drain(ctx, ctx.Err())
+			return true, s.hold.drain(ctx, ctx.Err())
 		}
 		if err := s.sink.Flush(); err != nil {
 			return true, err
@@ -399,27 +401,17 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 	case m.err != nil:
 		return true, m.err
 	}
-	hold := s.hold
-	m.bad = s.rep.filterBad(m.bad) // (a replay's malformed rows went to their output already)
 	failure, err := s.push(m)
 	if err != nil {
-		return true, s.drain(ctx, hold.limitError(err, s.timed))
+		return true, s.hold.drain(ctx, s.hold.limitError(err))
 	}
 	if failure != nil {
 		s.failing, s.open = failure, false
-		if u, ok := s.src.(Unreader); ok && s.polled {
-			// the failing row and what follows it are not used: a
-			// group source does not commit them (it stops there again)
-			u.UnreadAfter(m.bad[0].Index, 1)
-		}
 		return false, nil
 	}
-	if s.handBack {
-		s.ackDue = true
-		return false, nil
-	}
-	if !s.ackProbe(ctx) {
-		return true, s.drain(ctx, ctx.Err())
+	s.due[0] = true
+	if !s.ackAccepted(ctx) {
+		return true, s.hold.drain(ctx, ctx.Err())
 	}
 	return false, nil
 }
@@ -427,30 +419,53 @@ func (s *heldScheduler) takeProbe(ctx context.Context, m portMsg) (stop bool, er
 // push pushes the probe stream's batch of m into the chain's head, the
 // watermark assigner, which stamps its good rows and pushes them into the
 // hold (watermarker.pushHeld, probeHold.Push), under the stream's errors
-// policy: the good rows before a failing malformed row ('errors'='fail',
-// then failure is the job's *RowError and the hold is told, for stdin's
-// hand-back: probeHold.failed), with the malformed rows on the errors port
-// (Step.Errors: Rows those the errors output gets, Read every one the hold
-// keeps). err is the chain's (a *StateLimitError when the held rows pass
-// 'state.max-bytes', ErrJoinAggregateParts).
+// policy and its replay (admitBad, as every source driver applies them):
+// the good rows before a failing malformed row ('errors'='fail', then
+// failure is the job's *RowError and the hold is told: probeHold.fail),
+// with the malformed rows on the errors port (Step.Errors: Rows those the
+// errors output gets, Read every one the hold keeps). err is the chain's
+// (a *StateLimitError when the held rows pass 'state.max-bytes',
+// ErrJoinAggregateParts).
 func (s *heldScheduler) push(m portMsg) (failure, err error) {
-	b, st, r := m.b, s.job.Stream, s.in
-	s.stats.Rows += int64(b.N + len(m.bad))
-	n := b.N
+	b, r := m.b, s.in
 	r.Errors.Rows, r.Errors.Read = r.Errors.Rows[:0], r.Errors.Read[:0]
-	if len(m.bad) > 0 {
-		// counted when released (probeHold.release), not here
-		n, failure = handleBad(st, s.src, m.bad, b.N, s.es.Policy, &r.Errors.Rows)
-		if failure == nil {
-			for _, x := range m.bad {
-				r.Errors.Read = append(r.Errors.Read, BadAt{At: x.Index, Line: x.Line})
-			}
-		} else {
-			s.hold.failed = true // (the rows from the failing one on are not read)
+	// (the malformed rows are counted when released, probeHold.release)
+	bad, n, failure := admitBad(s.hold.rep, s.job.Stream, s.src, m.bad, b.N, s.es.Policy, &r.Errors.Rows)
+	s.stats.Rows += int64(b.N + len(bad))
+	if failure != nil {
+		s.hold.fail(bad[0].Index) // (the rows from the failing one on are not read)
+	} else {
+		for _, x := range bad {
+			r.Errors.Read = append(r.Errors.Read, BadAt{At: x.Index, Line: x.Line})
 		}
 	}
 	r.SelectRows(b, 0, n)
 	return failure, s.ch.head.Push(s.pushCtx, Port{}, r)
+}
+
+// accepts reports whether the operator at input port p takes another
+// batch now: the hold's Accepts for the probe stream (port 0), a build
+// side's MARK operator always. It is the one rule the scheduler acks its
+// readers by (a two-input join's would be joinSource.pick's: doc.go).
+func (s *heldScheduler) accepts(p int) bool { return p != 0 || s.hold.Accepts() }
+
+// ackAccepted lets each reader that waits for its ack (due) read its next
+// batch when its port's operator accepts another (accepts); it reports
+// false when ctx ended before the probe stream's reader was acked
+// (ackProbe).
+func (s *heldScheduler) ackAccepted(ctx context.Context) bool {
+	for p, d := range s.due {
+		if !d || !s.accepts(p) {
+			continue
+		}
+		s.due[p] = false
+		if p > 0 {
+			s.builds[p].r.ack()
+		} else if !s.ackProbe(ctx) {
+			return false
+		}
+	}
+	return true
 }
 
 // ackProbe lets the probe stream's reader go on (a polled one reads when
@@ -488,20 +503,6 @@ func (s *heldScheduler) finish(ctx context.Context) error {
 	return err
 }
 
-// drain is what a stopped job still routes of its held rows
-// (probeHold.drain), returning cause with its error; none when the held
-// rows are read again or handed back (a group source's rows are read again
-// by the partitions' next owner instead, their outputs would be written
-// twice; stdin's go back to the next job) and not with an aggregate behind
-// the join (a released row's stamp may fire a window that a row not yet
-// decided would have joined).
-func (s *heldScheduler) drain(ctx context.Context, cause error) error {
-	if s.polled || s.handBack || s.agg != nil {
-		return cause
-	}
-	return s.hold.drain(ctx, cause)
-}
-
 // buildWatermark returns the smallest build watermark of the job's event-time
 // joins, the hold's right input (port 1, SPEC 2.2): a probe row with event
 // time t is decided when t < wm.Value, or always when wm.Final (every build
@@ -522,23 +523,6 @@ func buildWatermark(timed []*timedBuild) (wm Watermark, by *timedBuild) {
 		}
 	}
 	return wm, by
-}
-
-// drainBuildErrors emits the malformed build rows the build feeds queued
-// (the 'side' policy) and counts them (a queued row that is never emitted is
-// not counted).
-func drainBuildErrors(timed []*timedBuild, sink Sink) error {
-	for _, tb := range timed {
-		rows := tb.mb.pending
-		tb.mb.pending = nil
-		if len(rows) > 0 {
-			if err := sink.Errors(tb.es.Side, rows); err != nil {
-				return err
-			}
-			tb.es.Malformed += int64(len(rows))
-		}
-	}
-	return nil
 }
 
 // probeHold is the hold of an event-time join job: the operator of its
@@ -587,6 +571,78 @@ type probeHold struct {
 	// released counts the releases (pushes into the router): the
 	// scheduler flushes the sink after one when its source waits
 	released int64
+	// timed are the job's event-time joins' build sides, whose malformed
+	// rows of the 'side' policy (timedBuild.pending) the hold emits into
+	// sink after each release (buildErrors), and whose build watermark
+	// names the stream that stalls a *StateLimitError (limitError)
+	timed []*timedBuild
+	sink  Sink
+	// oneBatch: the probe stream hands back what the job did not use (a
+	// stdin source, SPEC 1), which it can do only for rows of its last
+	// batch, so the hold accepts its next batch only once every row of the
+	// last one is routed (Accepts): its rows are then the source's rows one
+	// for one from ordinal batchAt on (Used). Output is the same: a held row
+	// waits for the build watermarks, never for more probe rows.
+	oneBatch bool
+	// keep: a stop routes none of the held rows (drain), which are read
+	// again, handed back, or followed by an aggregate (routeHeld)
+	keep bool
+	// unread is the probe source that reads again what a failing row
+	// ('errors'='fail') left unused (a group source, which then does not
+	// commit it: fail); nil: none
+	unread Unreader
+}
+
+// Accepts reports whether the hold takes another batch of the probe
+// stream now (the scheduler acks its reader then: heldScheduler.
+// ackAccepted): always, but with oneBatch only once nothing is held.
+func (h *probeHold) Accepts() bool { return !h.oneBatch || !h.holds() }
+
+// fail notes that the last batch's malformed row at index at (its good rows
+// before it) failed the job ('errors'='fail'): a stdin source gets back the
+// rows from it on (Used) and a group source (unread) reads them again, as
+// it does not commit them (it stops there again).
+func (h *probeHold) fail(at int) {
+	h.failed = true
+	if h.unread != nil {
+		h.unread.UnreadAfter(at, 1)
+	}
+}
+
+// buildErrors emits the build sides' malformed rows of the 'side' policy
+// met since the last release (timedBuild.pending), each build side's in
+// turn, and counts them (a row never emitted is not counted).
+func (h *probeHold) buildErrors() error {
+	for _, tb := range h.timed {
+		rows := tb.pending
+		tb.pending = nil
+		if len(rows) > 0 {
+			if err := h.sink.Errors(tb.es.Side, rows); err != nil {
+				return err
+			}
+			tb.es.Malformed += int64(len(rows))
+		}
+	}
+	return nil
+}
+
+// replayBy gives the held rows, routed through the hold's chain, and the
+// groups of the updating aggregate after them (agg, nil when none:
+// plan.Job.HeldAggReplayed) to rs, the replay the probe source's stream
+// declares (SourceHandles.Replayer), the hold being the job's Checkpoint.
+// The rows are stamped on arrival and carry their stamps while held (the
+// hold frontier's w is the first one's), so stamping alone does not tear
+// the state (partWatermarks.rep stays nil); a release push does until it
+// went through (release).
+func (h *probeHold) replayBy(rs connector.Replayer, agg *aggregate.Operator) {
+	r := newReplayOf(h.ch)
+	r.add(h)
+	if agg != nil { // (plan.Job.HeldAggReplayed: its groups' first rows hold too)
+		agg.StartReplay(opReplay{r})
+		r.add(agg)
+	}
+	h.rep = r
+	r.attach(h.ch, rs)
 }
 
 // releaseDecided routes the held rows every build watermark has passed, in
@@ -663,9 +719,11 @@ func (h *probeHold) release(ctx context.Context, n int) error {
 // every row routed to an output reaches it (SPEC 4: a stop flushes what was
 // routed); a row a join cannot decide yet goes nowhere (markJoin.drain: the
 // join puts it on neither of its stage's ports). It returns cause, with the
-// error of the routing if one came.
+// error of the routing if one came. It routes none when the hold keeps
+// them (keep: they are read again or handed back, or an aggregate follows
+// the join).
 func (h *probeHold) drain(ctx context.Context, cause error) error {
-	if !h.holds() {
+	if h.keep || !h.holds() {
 		return cause
 	}
 	for _, m := range h.ch.held {
@@ -815,7 +873,10 @@ func (h *probeHold) Watermark(ctx context.Context, wm Watermark) error {
 	case wm.Set:
 		_ = h.j.Watermark(ctx, 1, wm.Value)
 	}
-	return h.releaseDecided(ctx)
+	if err := h.releaseDecided(ctx); err != nil {
+		return err
+	}
+	return h.buildErrors()
 }
 
 // Finish implements Operator: the probe stream ended and nothing is held
@@ -869,12 +930,12 @@ func (h *probeHold) unaccount() { h.j.Unaccount() }
 
 // limitError completes a *StateLimitError of the held rows with the build
 // stream whose watermark holds them back.
-func (h *probeHold) limitError(err error, timed []*timedBuild) error {
+func (h *probeHold) limitError(err error) error {
 	var le *StateLimitError
 	if !errors.As(err, &le) {
 		return err
 	}
-	wm, by := buildWatermark(timed)
+	wm, by := buildWatermark(h.timed)
 	if by == nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"streamql/catalog"
+	"streamql/executor/connector"
 	"streamql/executor/vector"
 	"streamql/parser"
 	"streamql/planner"
@@ -471,6 +472,79 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`)
 		}
 		if !slices.Equal(sink.out, want) || es.Malformed != int64(bad) || sink.bad != wantBad {
 			t.Errorf("seed %d (%s, %d lines): %d rows (want %d), %d malformed counted and %d written (want %d and %d)", seed, policy, n, len(sink.out), len(want), es.Malformed, sink.bad, bad, wantBad)
+		}
+	}
+}
+
+// groupFailSource is a probe source read on the job's goroutine (a
+// connector.Replayer, as a Kafka group source is) that gives one batch
+// whose malformed row comes after the good rows rows[:at], then waits
+// (ErrWaiting); it records what the job said it did not use (UnreadAfter)
+// and how often it was read.
+type groupFailSource struct {
+	rows  []row
+	at    int
+	reads int
+	after [2]int // the last UnreadAfter's arguments ({-1, -1}: none)
+}
+
+func (s *groupFailSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	s.reads++
+	b.Reset()
+	if s.reads > 1 {
+		return ErrWaiting
+	}
+	for i, r := range s.rows {
+		b.Cols[0].S[i], b.Cols[1].I[i], b.Pos[i] = []byte(r.k), r.ts, int64(i+1)
+	}
+	b.N = len(s.rows)
+	*bad = append(*bad, BadRow{Index: s.at, Line: int64(s.at + 1), Raw: []byte("bad"), Reason: "malformed"})
+	return nil
+}
+
+func (s *groupFailSource) SetReplay(connector.Replay) {}
+func (s *groupFailSource) Unread(int)                 {}
+func (s *groupFailSource) UnreadAfter(rows, bad int)  { s.after = [2]int{rows, bad} }
+func (s *groupFailSource) Position(line int64) string { return fmt.Sprint("g:", line) }
+func (s *groupFailSource) Progress() (int64, int64)   { return 0, 0 }
+func (s *groupFailSource) Close() error               { return nil }
+
+// TestHeldGroupProbeFailsAtItsMalformedRow: an event-time join whose probe
+// stream is read on the job's goroutine (a consumer group's source, whose
+// checkpoint runs between pushes) and has 'errors'='fail' stops at the
+// first malformed row: the job's error is its *RowError, the held rows
+// before it are routed once the build side passed them, and the source is
+// told that nothing from the failing row on was used (UnreadAfter: the hold's
+// fail, so the group does not commit it) and is not read again. For each
+// place of the failing row in the batch, the reference is the good rows
+// before it whose key the build side has.
+func TestHeldGroupProbeFailsAtItsMalformedRow(t *testing.T) {
+	rows := []row{{"a", 10}, {"b", 20}, {"a", 30}, {"c", 40}}
+	_, job := planEventJoinScript(t, `CREATE STREAM l (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='1', 'errors'='fail');
+CREATE STREAM r (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='socket', 'port'='2');
+SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k;`)
+	for at := 0; at <= len(rows); at++ {
+		src := &groupFailSource{rows: rows, at: at, after: [2]int{-1, -1}}
+		var want []string
+		for _, r := range rows[:at] {
+			if r.k != "c" {
+				want = append(want, fmt.Sprintf("%s@%d", r.k, r.ts))
+			}
+		}
+		sink := &collect{}
+		var stats Stats
+		stats.stream(job.Stream)
+		build := &stalledSource{rows: []row{{"a", 0}, {"b", 0}}}
+		err := runJob(context.Background(), opContext{}, job, testOpened(src), testOpeneds(build), []*planner.Branch{job.Main}, sink, &stats, NewStateBudget(0))
+		var re *RowError
+		if !errors.As(err, &re) || re.Position != fmt.Sprint("g:", at+1) {
+			t.Errorf("failing row after %d good rows: the job's error is %v, want the *RowError of g:%d", at, err, at+1)
+		}
+		if src.after != [2]int{at, 1} || src.reads != 1 {
+			t.Errorf("failing row after %d good rows: UnreadAfter%v after %d reads, want UnreadAfter(%d, 1) after 1", at, src.after, src.reads, at)
+		}
+		if !slices.Equal(sink.out, want) {
+			t.Errorf("failing row after %d good rows: routed %q, want %q", at, sink.out, want)
 		}
 	}
 }

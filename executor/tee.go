@@ -183,10 +183,11 @@ func (t *tee) closeSource() {
 // of its readers' positions in it (teeReader.at, rows and bad: the first
 // rows good rows and the first bad malformed rows, which the source's
 // UnreadAfter takes as the later of the two); all of it when a reader
-// used all of it; none of it when no reader took it. (Rows of an earlier
-// batch a reader did not use are not handed back: a source takes back
-// from its last batch only, and a reader took every batch before the
-// furthest reader's, whose rows it used.) t.mu held.
+// used all of it; none of it when no reader took it. (Only the last batch
+// can go back, as for a job that reads the source alone; the rows of the
+// earlier batches were all used: the reader that pulled the last batch
+// had taken every batch before it, a reader pulling only when its queue
+// is empty.) t.mu held.
 func (t *tee) handBack() {
 	u, ok := t.src.(Unreader)
 	if !ok || t.pulls == 0 {

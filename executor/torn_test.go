@@ -125,7 +125,7 @@ func tornRows(rng *rand.Rand) []replayRow {
 // state: the aggregate's windows and groups, the updating Top-N, a Top-N
 // over GROUP BY, deduplication, OVER, ORDER BY the event time and window
 // Top-N (replay.go), an event-time semi and anti join's held rows
-// (newHeldReplay), and interval and regular joins of two streams
+// (probeHold.replayBy), and interval and regular joins of two streams
 // (joinreplay.go); random rows and batches, and one run in three cancelled
 // inside a batch (the state may then be torn at the end, never at a Next).
 func TestReplayNeverTornAtNext(t *testing.T) {

@@ -55,8 +55,8 @@ func TestOuterJoinWhereAgainstReference(t *testing.T) {
 			users = append(users, u)
 			fmt.Fprintf(&usersCSV, "%s,%s\n", u[0], u[1])
 		}
-		// outer joins users and bids on k, padding users when keepU and
-		// bids when keepT
+		// outer joins users and bids on k, keeping (padded) the users
+		// without a bid when keepU and the bids without a user when keepT
 		outer := func(keepU, keepT bool) []joined {
 			var out []joined
 			usedT := make([]bool, len(bids))
@@ -83,6 +83,24 @@ func TestOuterJoinWhereAgainstReference(t *testing.T) {
 		ddl := `CREATE STREAM bids (k VARCHAR, p BIGINT, ts BIGINT) WITH ('connector'='file', 'path'='bids.csv', 'format'='csv');
 CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='users.csv', 'format'='csv');
 `
+		// check runs q and compares its rows with the outer join of users
+		// and bids (outer's), then keep
+		check := func(q string, keepU, keepT bool, keep func(j joined) bool) {
+			var want []string
+			for _, j := range outer(keepU, keepT) {
+				if keep(j) {
+					want = append(want, joinedLine(j.hasU, j.name, j.hasT, j.b.p))
+				}
+			}
+			slices.Sort(want)
+			out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
+			if code != 0 {
+				t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
+			}
+			if got := finalRows(t, out); !slices.Equal(got, want) {
+				t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
+			}
+		}
 		n := 1 + r.IntN(3)
 		// each WHERE with what it keeps of a joined row (rn's NULL: !hasT)
 		rejecting := []struct {
@@ -98,7 +116,7 @@ CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='
 		}
 		froms := []struct {
 			from         string
-			keepU, keepT bool   // the sides the written join pads
+			keepU, keepT bool   // the sides whose rows without a partner the written join keeps, padded
 			now          string // what the rejecting WHERE makes it
 		}{
 			{"users u LEFT JOIN " + ranked + " ON t.k = u.k", true, false, "LEFT -> INNER"},
@@ -107,24 +125,9 @@ CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='
 			{"users u FULL OUTER JOIN " + ranked + " ON u.k = t.k", true, true, "FULL -> RIGHT"},
 		}
 		for _, f := range froms {
-			all := outer(f.keepU, f.keepT)
 			for _, w := range rejecting {
 				q := "SELECT u.name, t.p FROM " + f.from + " WHERE " + w.where
-				var want []string
-				for _, j := range all {
-					if w.keep(j) {
-						want = append(want, joinedLine(j.hasU, j.name, j.hasT, j.b.p))
-					}
-				}
-				slices.Sort(want)
-				out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
-				if code != 0 {
-					t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
-				}
-				got := finalRows(t, out)
-				if !slices.Equal(got, want) {
-					t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
-				}
+				check(q, f.keepU, f.keepT, w.keep)
 				plan, errs, code := runSQL(t, files, ddl+"EXPLAIN "+q+";\n", "--format", "plain")
 				if code != 0 || !strings.Contains(plan, "type: "+f.now+" (WHERE "+strings.Trim(w.where, "()")+" rejects NULL rows)") {
 					t.Fatalf("seed %d: EXPLAIN %s: exit %d, no %q on the Join node:\n%s%s", seed, q, code, f.now, plan, errs)
@@ -156,21 +159,7 @@ CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='
 				{"users u LEFT JOIN bids t ON t.k = u.k", true, false},
 				{"bids t FULL JOIN users u ON t.k = u.k", true, true},
 			} {
-				q := "SELECT u.name, t.p FROM " + f.from + " WHERE " + c.where
-				var want []string
-				for _, j := range outer(f.keepU, f.keepT) {
-					if c.keep(j) {
-						want = append(want, joinedLine(j.hasU, j.name, j.hasT, j.b.p))
-					}
-				}
-				slices.Sort(want)
-				out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
-				if code != 0 {
-					t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
-				}
-				if got := finalRows(t, out); !slices.Equal(got, want) {
-					t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
-				}
+				check("SELECT u.name, t.p FROM "+f.from+" WHERE "+c.where, f.keepU, f.keepT, c.keep)
 			}
 		}
 	}

@@ -178,7 +178,7 @@
 // aggregate) gives its state to the source (Replayer, Replay: the executor's
 // replay.go) and commits H_p with the mark (ReplayMark, partition.go; kafka/kafkareplay.go). A
 // job with an event-time join gives its held probe rows (the executor's
-// newHeldReplay): it commits H_p = e_p = the first held row of p, w_p its
+// probeHold.replayBy): it commits H_p = e_p = the first held row of p, w_p its
 // CURRENT_WATERMARK stamp (or p's watermark now when only malformed rows of
 // p are held), so the rows held at a crash or a move are read again. A job
 // with an event-time join and a window aggregate (or an updating one with a
@@ -475,7 +475,7 @@
 // An updating aggregate after an event-time semi or anti join (SPEC 2.2;
 // plan.Job.HeldAggReplayed, the same aggregates) is replayed with the probe
 // rows the join holds: the aggregate is a second Checkpoint of the held
-// rows' replay (the executor's newHeldReplay), so H_p is the smaller of
+// rows' replay (the executor's probeHold.replayBy), so H_p is the smaller of
 // p's first held row and its first row that made a group, e_p the first
 // held row; the rows read again below e are held and released as before
 // (the build side is read whole again) and go into the groups only (I3),

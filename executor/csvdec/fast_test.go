@@ -315,3 +315,27 @@ func TestPlainRowShortIntsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestWordDigitsInt: wordDigitsInt, given the field's first word with any
+// bytes after a short field in it, agrees with strconv on 0 to 19 bytes of
+// digits, with every byte value at every place of every length.
+func TestWordDigitsInt(t *testing.T) {
+	const digits = "9876543210123456789"
+	for n := 0; n <= 19; n++ {
+		for pos := range max(n, 1) {
+			for c := range 256 {
+				buf := []byte(digits[:n] + ",7,x\n\"\xff12345678")
+				if n > 0 {
+					buf[pos] = byte(c)
+				}
+				b := buf[:n]
+				want, err := strconv.ParseUint(string(b), 10, 64)
+				ok := err == nil && n <= 18 && n > 0 && !strings.ContainsAny(string(b), "+-_")
+				got, fine := wordDigitsInt(binary.LittleEndian.Uint64(buf), b)
+				if fine != ok || ok && got != int64(want) {
+					t.Fatalf("wordDigitsInt(%q) = %d, %v, want %d, %v", b, got, fine, want, ok)
+				}
+			}
+		}
+	}
+}

@@ -1031,8 +1031,8 @@ func (j *Join) SideState(side int) (rows, keys int) {
 // interval join is padded.
 func (j *Join) Finish(ctx context.Context, port int) error {
 	j.done[port] = true
-	if port == 1 && j.probesBatches() && !j.done[0] && !anyNullSafe(j.spec.NullSafe) { // (a null-safe key's NULL rows are not in a lookupTable: the Rows probe them)
-		if j.table = newLookupTable(&j.side[1], j.side[1].rows.types, j.spec.Keys[1], j.indexRight); j.table != nil {
+	if port == 1 && j.probesBatches() && !j.done[0] {
+		if j.table = newLookupTable(&j.side[1], j.side[1].rows.types, j.spec.Keys[1], j.spec.NullSafe, j.indexRight); j.table != nil {
 			// (the table holds the rows now: the side's Rows and index are
 			// no longer read, and their memory goes)
 			od := &j.side[1]

@@ -38,22 +38,29 @@ func TestAppendOnlyJoinsAllocateNothingPerBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := orderedSteps(t, j, 97)
-		for range 64 { // (warm)
-			step()
-		}
-		var before, after runtime.MemStats // (all of them: AllocsPerRun's mean would round a few away)
-		runtime.ReadMemStats(&before)
-		for range 64 {
-			step()
-		}
-		runtime.ReadMemStats(&after)
-		if a := after.Mallocs - before.Mallocs; a != 0 {
-			t.Errorf("%s: %d allocations in 64 steps of 2 × 1,024 rows, want 0", c.name, a)
-		}
-		if e.rows == 0 {
-			t.Errorf("%s: the join emitted nothing", c.name)
-		}
+		steadyAllocs(t, c.name, orderedSteps(t, j, 97), e)
+	}
+}
+
+// steadyAllocs runs step 64 times (warm: the arrays grow to their steady
+// size), then checks that 64 more allocate nothing (counted in all: the
+// mean of AllocsPerRun would round a few away) and that e got rows.
+func steadyAllocs(t *testing.T, name string, step func(), e *countEmitter) {
+	t.Helper()
+	for range 64 {
+		step()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 64 {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	if a := after.Mallocs - before.Mallocs; a != 0 {
+		t.Errorf("%s: %d allocations in 64 steps of 2 × 1,024 rows, want 0", name, a)
+	}
+	if e.rows == 0 {
+		t.Errorf("%s: the join emitted nothing", name)
 	}
 }
 
@@ -85,21 +92,6 @@ func TestNullSafeJoinsAllocateNothingPerBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := orderedNullSteps(t, j, 97, 7)
-		for range 64 { // (warm)
-			step()
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 64 {
-			step()
-		}
-		runtime.ReadMemStats(&after)
-		if a := after.Mallocs - before.Mallocs; a != 0 {
-			t.Errorf("%s: %d allocations in 64 steps of 2 × 1,024 rows, want 0", c.name, a)
-		}
-		if e.rows == 0 {
-			t.Errorf("%s: the join emitted nothing", c.name)
-		}
+		steadyAllocs(t, c.name, orderedNullSteps(t, j, 97, 7), e)
 	}
 }

@@ -483,16 +483,7 @@ func batchKeyHashes(b *vector.Batch, cols []int, ns []bool, hs []uint64, ok []bo
 	for j, c := range cols {
 		v := b.Cols[c]
 		if nullSafe(ns, j) && slices.Contains(v.Null[:n], true) {
-			// (a NULL matches a NULL here: its slot's value is not read)
-			for i := range h {
-				if v.Null[i] {
-					h[i] = mix(h[i], nullMark)
-				} else if hv, fine := hashAt(h[i], v, i); fine {
-					h[i] = hv
-				} else {
-					k[i] = false
-				}
-			}
+			hashNullSafe(h, k, v)
 			continue
 		}
 		for i, null := range v.Null[:n] {
@@ -528,6 +519,21 @@ func batchKeyHashes(b *vector.Batch, cols []int, ns []bool, hs []uint64, ok []bo
 		}
 	}
 	return hs, ok
+}
+
+// hashNullSafe folds the rows of null-safe key column v into their hashes
+// hs (one a row, from row 0): a NULL mixes nullMark in, and its slot's value
+// is not read; a NaN sets the row's ok false.
+func hashNullSafe(hs []uint64, ok []bool, v *vector.Vec) {
+	for i := range hs {
+		if v.Null[i] {
+			hs[i] = mix(hs[i], nullMark)
+		} else if h, fine := hashAt(hs[i], v, i); fine {
+			hs[i] = h
+		} else {
+			ok[i] = false
+		}
+	}
 }
 
 // hashAt folds the non-NULL value of row i of v into h, as batchKeyHash

@@ -44,6 +44,9 @@ import (
 // the scalar types are laid out (newLookupTable refuses a nested one).
 type lookupTable struct {
 	types []catalog.Type
+	// ns marks the null-safe key parts (JoinSpec.NullSafe): their NULL
+	// rows are in the table, hashed with nullMark (never dense)
+	ns []bool
 	// plain says which columns have a value marked lookupPlain (gather
 	// marks its rows' values in vector.Vec.Text)
 	plain []bool
@@ -126,8 +129,8 @@ func denseFits(lo, hi int64, n int) bool {
 // It returns nil when the layout cannot hold the rows: a nested column type
 // (ARRAY, MAP, ROW), or more than 2 GiB of records (Join.selR holds a
 // record's offset as an int32); the join then probes the Rows as before.
-func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()) *lookupTable {
-	t := &lookupTable{types: types, fixed: make([]int, len(types)), plain: make([]bool, len(types))}
+func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, ns []bool, index func()) *lookupTable {
+	t := &lookupTable{types: types, ns: ns, fixed: make([]int, len(types)), plain: make([]bool, len(types))}
 	at := recordHead + len(types) + 8 // (the position: recordPos)
 	for c, ty := range types {
 		t.fixed[c] = at
@@ -167,7 +170,7 @@ func newLookupTable(sd *joinSide, types []catalog.Type, keys []int, index func()
 			if sd.dead[k] {
 				continue
 			}
-			if _, ok := r.keyHash(k, keys, nil); !ok { // (a table has no null-safe key: Join.Finish)
+			if _, ok := r.keyHash(k, keys, t.ns); !ok {
 				continue
 			}
 			rows = append(rows, o)
@@ -218,7 +221,7 @@ func (t *lookupTable) strCols() []int {
 // 2 GiB.
 func (t *lookupTable) denseTable(sd *joinSide, keys []int) (ok, fits bool) {
 	kc, keyed := denseKey(t.types, keys)
-	if !keyed {
+	if !keyed || anyNullSafe(t.ns) { // (a null-safe key's NULL rows have no place in a dense index)
 		return false, false
 	}
 	r := sd.rows
@@ -419,8 +422,12 @@ func (t *lookupTable) hashBatch(b *vector.Batch, keys []int) ([]uint64, []bool) 
 	for i := range hs {
 		hs[i], ok[i] = hashSeed, true
 	}
-	for _, c := range keys {
+	for j, c := range keys {
 		v := b.Cols[c]
+		if nullSafe(t.ns, j) {
+			hashNullSafe(hs, ok, v)
+			continue
+		}
 		switch v.Type {
 		case catalog.BigInt, catalog.Timestamp:
 			for i, x := range v.I[:b.N] {
@@ -460,13 +467,17 @@ func (t *lookupTable) next(rec int) int {
 
 // keyEqual reports whether the record at rec has the key of row i of b:
 // SPEC 2.7's equality of keyEqual (bcols the batch's key columns, rcols
-// the record's; the batch's key holds no NULL or NaN: it was hashed).
+// the record's; the batch's key holds no NULL or NaN in an = part: it was
+// hashed; in a null-safe part, t.ns, NULL equals NULL only).
 func (t *lookupTable) keyEqual(b *vector.Batch, i, rec int, bcols, rcols []int) bool {
 	d := t.data[rec:]
 	for j, c := range bcols {
 		v, rc := b.Cols[c], rcols[j]
-		if d[recordHead+rc]&lookupNull != 0 {
-			return false
+		if rn := d[recordHead+rc]&lookupNull != 0; rn || v.Null[i] {
+			if rn != v.Null[i] || !nullSafe(t.ns, j) {
+				return false
+			}
+			continue
 		}
 		at := t.fixed[rc]
 		switch v.Type {
@@ -512,6 +523,10 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 			}
 			continue
 		}
+		if ty == catalog.Varchar && t.plain[c] {
+			t.gatherPlain(v, at, c, sel) // (its NULLs with its marks: one pass)
+			continue
+		}
 		for x, rec := range sel {
 			nulls[x] = rec < 0 || d[int(rec)+flag]&lookupNull != 0
 		}
@@ -538,10 +553,6 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 				}
 			}
 		case catalog.Varchar:
-			if t.plain[c] {
-				t.gatherPlain(v, at, c, sel)
-				continue
-			}
 			o := v.S[at : at+n]
 			for x, rec := range sel {
 				if rec < 0 {
@@ -561,26 +572,28 @@ func (t *lookupTable) gather(out *vector.Batch, at, col int, sel []int32, pass [
 }
 
 // gatherPlain is gather's VARCHAR column c, which has values marked
-// lookupPlain, into v: each row's value, and in v.Text the value again
-// where it is marked, else nil (vector.Vec.Text).
+// lookupPlain, into v: each row's NULL flag and value, and in v.Text the
+// value again where it is marked, else nil (vector.Vec.Text), the record's
+// flag byte read once for both.
 func (t *lookupTable) gatherPlain(v *vector.Vec, at, c int, sel []int32) {
 	if v.Text == nil {
 		v.Text = make([][]byte, vector.Cap)
 	}
 	d, n, flag, off := t.data, len(sel), recordHead+c, t.fixed[c]
-	o, txt := v.S[at:at+n], v.Text[at:at+n]
+	o, txt, nulls := v.S[at:at+n], v.Text[at:at+n], v.Null[at:at+n]
 	for x, rec := range sel {
 		if rec < 0 {
-			o[x], txt[x] = nil, nil
+			o[x], txt[x], nulls[x] = nil, nil, true
 			continue
 		}
 		p := int(rec) + off
 		s := int(rec) + int(binary.LittleEndian.Uint32(d[p:]))
 		e := s + int(binary.LittleEndian.Uint32(d[p+4:]))
+		f := d[int(rec)+flag]
 		val, mark := d[s:e:e], []byte(nil)
-		if d[int(rec)+flag]&lookupPlain != 0 {
+		if f&lookupPlain != 0 {
 			mark = val
 		}
-		o[x], txt[x] = val, mark
+		o[x], txt[x], nulls[x] = val, mark, f&lookupNull != 0
 	}
 }

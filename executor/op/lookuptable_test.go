@@ -460,22 +460,42 @@ func BenchmarkLookupJoinText(b *testing.B) {
 
 // TestHashBatchEqualsBatchKeyHash: the lookup table's hashes of a batch's
 // keys, a column at a time, are batchKeyHash's row by row (the hash index
-// holds those), and a key with a NULL or NaN has none, for every key set of
-// scalarTypes' columns over random rows (NULLs, NaN, -0.0, empty strings).
+// holds those), and a key with a NULL in an = part or a NaN has none, for
+// every key set of scalarTypes' columns over random rows (NULLs, NaN, -0.0,
+// empty strings), with random null-safe parts (whose NULL hashes with
+// nullMark); so are batchKeyHashes' (the state's) and Rows.keyHash's.
 func TestHashBatchEqualsBatchKeyHash(t *testing.T) {
 	var tab lookupTable
 	for seed := range 200 {
 		r := rand.New(rand.NewPCG(uint64(seed), 3))
 		b := scalarBatch(genScalarRows(r, 1+r.IntN(vector.Cap)))
 		keys := r.Perm(len(scalarTypes))[:1+r.IntN(len(scalarTypes))]
+		var ns []bool
+		if seed%2 == 1 {
+			for range keys {
+				ns = append(ns, r.IntN(2) == 0)
+			}
+		}
+		tab.ns = ns
 		hs, ok := tab.hashBatch(b, keys)
 		if len(hs) != b.N || len(ok) != b.N {
 			t.Fatalf("seed %d: %d hashes for %d rows", seed, len(hs), b.N)
 		}
+		all, allOK := batchKeyHashes(b, keys, ns, nil, nil)
+		rows := NewRows(scalarTypes)
 		for i := range b.N {
-			h, fine := batchKeyHash(b, i, keys, nil)
+			rows.Add(b, i)
+		}
+		for i := range b.N {
+			h, fine := batchKeyHash(b, i, keys, ns)
 			if ok[i] != fine || fine && hs[i] != h {
-				t.Fatalf("seed %d, keys %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, i, hs[i], ok[i], h, fine)
+				t.Fatalf("seed %d, keys %v, null-safe %v, row %d: hashBatch %x %v, batchKeyHash %x %v", seed, keys, ns, i, hs[i], ok[i], h, fine)
+			}
+			if allOK[i] != fine || fine && all[i] != h {
+				t.Fatalf("seed %d, keys %v, null-safe %v, row %d: batchKeyHashes %x %v, batchKeyHash %x %v", seed, keys, ns, i, all[i], allOK[i], h, fine)
+			}
+			if rh, rok := rows.keyHash(i, keys, ns); rok != fine || fine && rh != h {
+				t.Fatalf("seed %d, keys %v, null-safe %v, row %d: Rows.keyHash %x %v, batchKeyHash %x %v", seed, keys, ns, i, rh, rok, h, fine)
 			}
 		}
 	}

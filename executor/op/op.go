@@ -22,7 +22,10 @@
 //     (JoinSpec.Residual); its state keeps only the columns the planner
 //     marks (JoinSpec.Keep, keep.go), its joined rows only those the
 //     planner passes on (JoinSpec.Pass), and it releases held rows a few
-//     batches per call when paced (SetPace, Drain).
+//     batches per call when paced (SetPace, Drain). A key pair matches by
+//     SQL's = (a NULL matches nothing), or, marked null-safe
+//     (JoinSpec.NullSafe: IS NOT DISTINCT FROM), with NULL matching NULL;
+//     so do Temporal's and the MARK join's (MarkLayout.NullSafe).
 //   - SemiJoin: SPEC 2.2's semi and anti join (NOT EXISTS, NOT IN), keyed
 //     and two-input like Join and sharing its watermark state and output,
 //     whose output is left rows in left order, each held until the right

@@ -126,6 +126,10 @@ type exporter struct {
 	// windowTimeAt where, for the difference it is in streaming mode.
 	windowTime   map[*catalog.Stream][]int
 	windowTimeAt []windowUse
+	// procWindow says a window aggregate of the script, or of a relation it
+	// reads, is over processing time (SPEC 2.10): Flink's batch mode refuses
+	// it, so the export runs in streaming mode (windowAggDiffs sets it)
+	procWindow bool
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
 	// funcs are the session's user-defined functions (SPEC 2.10), for

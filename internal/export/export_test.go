@@ -1059,3 +1059,58 @@ func TestLateRowsOfReadWindowAggregates(t *testing.T) {
 		t.Errorf("--strict exported a script whose window aggregates in views lose late rows in Flink")
 	}
 }
+
+// TestProcTimeWindowListed: a window aggregate over processing time (a
+// PROCTIME() column, SPEC 2.10), of the query itself or of a view it reads,
+// in each window function, is a listed difference and makes the export run in
+// Flink's streaming mode: Flink 2.3's batch mode refuses the script ("Processing
+// time Window TableFunction is not supported yet", bench/flink-export's
+// nexmark-q12 of 2026-12-05), and its streaming job over bounded input ends
+// before the open windows fire. An event-time window beside it changes nothing.
+func TestProcTimeWindowListed(t *testing.T) {
+	const ddl = "CREATE STREAM s (k VARCHAR, v BIGINT, et TIMESTAMP(3)) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
+		"CREATE VIEW p AS SELECT *, PROCTIME() AS pt FROM s;\n"
+	for _, c := range []struct{ name, q string }{
+		{"tumble", "SELECT k, COUNT(*) AS n, window_start FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;\n"},
+		{"hop", "SELECT window_start, SUM(v) AS t FROM TABLE(HOP(TABLE p, DESCRIPTOR(pt), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end;\n"},
+		{"cumulate", "SELECT window_end, MAX(v) AS m FROM TABLE(CUMULATE(TABLE p, DESCRIPTOR(pt), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end;\n"},
+		{"in a view", "CREATE VIEW w AS SELECT k, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;\nSELECT k, n FROM w WHERE n > 1;\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + c.q}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, "SET 'execution.runtime-mode' = 'streaming';") || strings.Contains(got, "'batch'") {
+				t.Errorf("the export of a processing-time window does not run in streaming mode:\n%s", got)
+			}
+			found := false
+			for _, d := range diffs {
+				if d.Line == 3 && strings.Contains(d.Text, "a window over processing time (pt, a PROCTIME() column, SPEC 2.10)") && strings.Contains(d.Text, "Flink fires it on a timer only") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no processing-time window difference at line 3: %v", diffs)
+			}
+			if _, _, err := Export([]Input{{Name: "q.sql", Source: ddl + c.q}}, Options{Strict: true}); err == nil {
+				t.Errorf("--strict exported a processing-time window, whose open windows Flink's bounded job never fires")
+			}
+		})
+	}
+	// the same windows over the event time: no such difference, batch mode
+	et := "CREATE STREAM s (k VARCHAR, v BIGINT, et TIMESTAMP(3)) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');\n" +
+		"SELECT k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(et), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;\n"
+	got, diffs, err := Export([]Input{{Name: "q.sql", Source: et}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if strings.Contains(d.Text, "processing time") {
+			t.Errorf("an event-time window listed as processing time: %v", d)
+		}
+	}
+	if !strings.Contains(got, "SET 'execution.runtime-mode' = 'batch';") {
+		t.Errorf("an event-time window over bounded input no longer exports in batch mode:\n%s", got)
+	}
+}

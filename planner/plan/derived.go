@@ -284,6 +284,7 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 		outMap := j.DerivedOutputs[part]
 		id := map[int]int{}
 		drop := t.sharedReads(sub, id)
+		lateOf := partLateNames(sub, outMap, j)
 		var mainIn []Input
 		for _, n := range sub.Nodes {
 			if drop[n.ID] {
@@ -300,15 +301,14 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 			for _, in := range n.Inputs {
 				c.Inputs = append(c.Inputs, Input{Node: id[in.Node], Port: in.Port})
 			}
+			if name, ok := lateOf[n.ID]; ok {
+				c.Details = renameLateLine(c.Details, name)
+			}
 			c.Line, c.Branch, c.Output, c.detailLines, c.partOut = LineOther, -1, -1, nil, 0
 			if n.Kind == NodeSink { // (the part's output k, or one of its own relations' mapped to k)
-				k := n.Output
-				if n.partOut > 0 {
-					k = n.partOut - 1
-				}
-				if k >= 0 && k < len(outMap) && outMap[k] >= 0 && outMap[k] < len(j.Outputs) {
-					c.partOut = outMap[k] + 1
-					c.Text = j.sinkText(outMap[k])
+				if k := partOutput(n, outMap, j); k >= 0 {
+					c.partOut = k + 1
+					c.Text = j.sinkText(k)
 				}
 			}
 			if group != "" {
@@ -328,6 +328,61 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 		outs = append(outs, mainIn...)
 	}
 	return outs
+}
+
+// partOutput returns the index in j.Outputs of the output a Sink node n of
+// a part's tree sub feeds (its own output, or one of its relations' mapped
+// to it: Node.partOut), through outMap (Job.DerivedOutputs); -1 when none.
+func partOutput(n *Node, outMap []int, j *Job) int {
+	k := n.Output
+	if n.partOut > 0 {
+		k = n.partOut - 1
+	}
+	if k >= 0 && k < len(outMap) && outMap[k] >= 0 && outMap[k] < len(j.Outputs) {
+		return outMap[k]
+	}
+	return -1
+}
+
+// partLateNames returns, for each node of a part's tree sub whose late port
+// feeds a Sink, the name of the output of j the late rows go to, which the
+// node's "late rows -> 'x'" line must show (a name j had taken with other
+// columns is renamed late-<alias>: ruleDerivedJob), by node ID.
+func partLateNames(sub *Tree, outMap []int, j *Job) map[int]string {
+	names := map[int]string{}
+	for _, n := range sub.Nodes {
+		if n.Kind != NodeSink {
+			continue
+		}
+		k := partOutput(n, outMap, j)
+		if k < 0 {
+			continue
+		}
+		for _, in := range n.Inputs {
+			if in.Port == "late" {
+				names[in.Node] = j.Outputs[k].Name
+			}
+		}
+	}
+	return names
+}
+
+// renameLateLine returns details with the late-rows line's output name
+// ("late rows -> 'x'", aggLines and the Top-N's) replaced by name; details
+// is copied, as a part's tree is built once and shared.
+func renameLateLine(details []string, name string) []string {
+	const prefix = "late rows -> '"
+	out := append([]string(nil), details...)
+	for i, d := range out {
+		if !strings.HasPrefix(d, prefix) {
+			continue
+		}
+		rest := d[len(prefix):]
+		if end := strings.IndexByte(rest, '\''); end >= 0 {
+			out[i] = prefix + name + rest[end:]
+		}
+	}
+	return out
 }
 
 // sharedReads maps each Tee node of sub (a part's tree, derivedTree) whose

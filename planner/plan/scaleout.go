@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"streamql/catalog"
@@ -559,6 +560,11 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 	}
 	if why == "" {
 		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key; the processes running this script each read partition i of both topics together\n", group, names[0], names[1])
+		if slices.Contains(j.NullSafe, true) {
+			// (a record without a key is spread over the partitions by
+			// Kafka's producers: NULLs of both topics would meet in no process)
+			fmt.Fprintf(sb, "    a NULL of a null-safe key (IS NOT DISTINCT FROM) joins NULLs in its own process only: write the rows whose key is NULL to the same partition number of both topics\n")
+		}
 		if window && sides {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
 			return

@@ -182,15 +182,17 @@ func (c *encChunk) Rows(r *session.Batch) error {
 		}
 		for i := seg.From; i < seg.To; i++ {
 			if k := seg.Port[i]; k >= 0 {
-				var line []byte
-				var plain uint64
-				if c.copies[k] {
-					line = lines[i]
-				} else if c.fields[k] != 0 && lines[i] != nil {
-					plain = c.fields[k]
-				}
-				c.row(&r.Parts[k], i, line, plain)
-				if line == nil && plain == 0 && c.fields[k] == 0 {
+				switch {
+				case c.copies[k]:
+					c.row(&r.Parts[k], i, lines[i], 0)
+				case c.fields[k] != 0:
+					var plain uint64
+					if lines[i] != nil {
+						plain = c.fields[k]
+					}
+					c.row(&r.Parts[k], i, nil, plain)
+				default: // (no kept texts: the rows after it of its port encoded with it)
+					c.row(&r.Parts[k], i, nil, 0)
 					i = c.run(&r.Parts[k], seg.Port, i+1, seg.To) - 1
 				}
 			}
@@ -200,7 +202,7 @@ func (c *encChunk) Rows(r *session.Batch) error {
 }
 
 // run encodes the rows from from on that go to part p as its row before
-// them did (row, without kept texts: Rows' copies and fields neither),
+// them did (row, without kept texts: neither Rows' copies nor fields),
 // until one of another port (ports: each row's port, Segment.Port) or to,
 // where it returns, when p's output is a csv or tsv one that row writes
 // with format.AppendCSVRow alone (no output name before the fields, no
