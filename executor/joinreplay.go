@@ -130,6 +130,9 @@ type replayedJoin interface {
 	EachRow(s int, f func(pos int64, stamp int64, null bool))
 	DropRows(s int, drop func(pos int64) bool) error
 	Watermarked() (int64, bool)
+	// Rewind sets an input's watermark, also lower, or none (set false),
+	// and the join's own down to their minimum (joinSource.rewind)
+	Rewind(port int, wm int64, set bool)
 	// SetRewrite and Old: the outputs a replay's rows wrote before,
 	// emitted again in batches of their own for an aggregate after the
 	// join (newJoinAggReplay)
@@ -207,24 +210,34 @@ func (r *joinReplay) Fired(int32) (int64, bool) {
 // through), so only the job's last checkpoint can see it true.
 func (r *joinReplay) Torn() bool { return r.js.given }
 
-// Assign implements connector.Replay.
+// Assign implements connector.Replay; the join's watermarks go down to
+// the inputs' minimum with p (joinSource.rewind).
 func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
-	r.Revoke(p)
-	if !ok {
-		return
+	r.drop(p)
+	if ok {
+		r.e[p] = m.Emitted
+		if m.FiredSet {
+			r.f[p] = m.Fired
+		}
+		if r.pw != nil {
+			r.pw.seed(p, m.WM, m.WMSet)
+		}
 	}
-	r.e[p] = m.Emitted
-	if m.FiredSet {
-		r.f[p] = m.Fired
-	}
-	if r.pw != nil {
-		r.pw.seed(p, m.WM, m.WMSet)
-	}
+	r.js.rewind()
 }
 
 // Revoke implements connector.Replay: p's rows of this input leave the
-// join's state, unjoined and unpadded (p's next owner reads them again).
+// join's state, unjoined and unpadded (p's next owner reads them again),
+// and the join holds its rows while the other input still reads p
+// (joinSource.rewind).
 func (r *joinReplay) Revoke(p int32) {
+	r.drop(p)
+	r.js.rewind()
+}
+
+// drop takes p's rows of this input out of the join's state, and what the
+// replay knew of p.
+func (r *joinReplay) drop(p int32) {
 	// (a budget error here is not this input's: the state only shrinks)
 	_ = r.js.j.(replayedJoin).DropRows(r.s, func(pos int64) bool {
 		q, _ := connector.KafkaPartitionOf(pos)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/chunked"
@@ -236,6 +237,15 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	// once, in the left input's late output (SPEC 2.6's fan-out), and the
 	// right input's copies are dropped uncounted (joinInput.echo).
 	js.in[1].echo = tees[0] != nil && tees[0] == tees[1]
+	if js.grouped && !both.Lookup {
+		// each input's watermark waits for the partitions the other reads
+		// (partWatermarks.peer): partition i of both topics is one pair
+		for s, ji := range js.in {
+			if o := js.in[1-s]; ji.wmk != nil && ji.wmk.parts != nil && o.h.Partitions != nil {
+				ji.wmk.parts.peer = o.h.Partitions
+			}
+		}
+	}
 	if err := checkCoPartitioned(both, js.grouped, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
 		return nil, err
@@ -446,10 +456,10 @@ func (js *joinSource) pick() int {
 		}
 		js.turns = 1 - js.turns
 		return js.turns
-	case !l.wmk.set:
+	case !l.wmk.set || l.wmk.held():
 		return 0
-	case !r.wmk.set || l.wmk.wm > r.wmk.wm:
-		return 1 // (the right input is behind: no watermark yet, or a smaller one)
+	case !r.wmk.set || r.wmk.held() || l.wmk.wm > r.wmk.wm:
+		return 1 // (the right input is behind: no watermark yet (or none the join takes: rewind), or a smaller one)
 	}
 	return 0
 }
@@ -601,7 +611,7 @@ func (js *joinSource) readBatch(s int) error {
 	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
 		return err
 	}
-	if ji.wmk != nil && ji.wmk.set {
+	if ji.wmk != nil && ji.wmk.set && js.takesWatermark(ji) {
 		if err := js.j.Watermark(js.ctx, s, ji.wmk.wm); err != nil {
 			return err
 		}
@@ -610,6 +620,46 @@ func (js *joinSource) readBatch(s int) error {
 		}
 	}
 	return failure
+}
+
+// rewind gives the join each input's watermark again after a partition
+// came to or left an input in its consumer group (joinReplay.Assign,
+// Revoke; issue 23 item 6), also when lower (op.Join.Rewind): an input's
+// watermark goes down to the minimum with the partition that came
+// (partWatermarks.seed, lower), and an input that has a partition counted
+// without a watermark of its own (one it was just given and has read no
+// row of, or one only the other input reads: partWatermarks.peer) gives
+// the join none (held) until it has (takesWatermark). So the join holds
+// every row while the two inputs of one process read different
+// partitions: partition i of the two topics comes and goes in two group
+// members' callbacks, at different moments (kafka's CoPartitionBalancer),
+// and a row of i the join handled meanwhile would miss the other input's
+// rows of i, or be padded, and its partition's commit would say so.
+func (js *joinSource) rewind() {
+	rj, ok := js.j.(replayedJoin)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	for s, ji := range js.in {
+		if ji == nil || ji.done || ji.wmk == nil || ji.wmk.parts == nil {
+			continue
+		}
+		w := ji.wmk
+		w.parts.held = !w.parts.ready(w, now)
+		rj.Rewind(s, w.wm, !w.parts.held)
+	}
+}
+
+// takesWatermark reports whether the join takes the watermark of input ji
+// (rewind): not while it is held, until its partitions are ready again.
+func (js *joinSource) takesWatermark(ji *joinInput) bool {
+	pw := ji.wmk.parts
+	if pw == nil || !pw.held {
+		return true
+	}
+	pw.held = !pw.ready(ji.wmk, time.Now())
+	return !pw.held
 }
 
 // filterPushed takes out of input s's batch (ji.b, with js.sel its rows

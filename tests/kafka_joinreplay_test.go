@@ -33,6 +33,21 @@ func TestKafkaIntervalJoinCrashesExactlyOnce(t *testing.T) {
 	joinCrashes(t, scaleIntervalJoinJob)
 }
 
+// TestKafkaIntervalJoinScalesOutCrashesExactlyOnce (issue 23 item 6):
+// scaleIntervalJoinJob's interval join run by two processes of one group
+// (slots a and b; c joins after half the kills, a leaves after three
+// quarters), each reading partition i of both co-partitioned topics
+// together (the kafka connector's CoPartitionBalancer), SIGKILLed and
+// restarted at random moments: the read_committed union of their outputs
+// equals the join over the whole input, no row lost or doubled.
+func TestKafkaIntervalJoinScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, func(t *testing.T) scaleJob {
+		job := scaleIntervalJoinJob(t)
+		job.oneProcess = false
+		return job
+	})
+}
+
 // TestKafkaRightIntervalJoinCrashesExactlyOnce (issue 23 item 6): orders
 // RIGHT JOIN payments, an order joining when it came 1 to 2 s before its
 // payment (the interval's upper bound below 0: a payment's interval ends
