@@ -102,6 +102,8 @@ type joinSource struct {
 	// Next makes on the join's goroutine for the job's to replay; nil on
 	// every other path
 	pipe *joinPipe
+	// parts is rewind's scratch: an input's partitions
+	parts []int32
 }
 
 // swapLeft returns the handle by which a thin Top-N after the join reads
@@ -622,8 +624,8 @@ func (js *joinSource) readBatch(s int) error {
 	return failure
 }
 
-// rewind gives the join each input's watermark again after a partition
-// came to or left an input in its consumer group (joinReplay.Assign,
+// rewind gives the join each input's watermark again after partition p
+// came to or left input s in its consumer group (joinReplay.Assign,
 // Revoke; issue 23 item 6), also when lower (op.Join.Rewind): an input's
 // watermark goes down to the minimum with the partition that came
 // (partWatermarks.seed, lower), and an input that has a partition counted
@@ -635,19 +637,33 @@ func (js *joinSource) readBatch(s int) error {
 // members' callbacks, at different moments (kafka's CoPartitionBalancer),
 // and a row of i the join handled meanwhile would miss the other input's
 // rows of i, or be padded, and its partition's commit would say so.
-func (js *joinSource) rewind() {
+// Before, the join's watermark is noted as the floor of the f of each
+// partition the inputs read but p of s (joinReplay.fired).
+func (js *joinSource) rewind(s int, p int32) {
 	rj, ok := js.j.(replayedJoin)
 	if !ok {
 		return
 	}
+	if wm, ok := rj.Watermarked(); ok {
+		for t, ji := range js.in {
+			if r := js.rep[t]; r != nil && ji.h.Partitions != nil {
+				js.parts = ji.h.Partitions.Partitions(js.parts[:0])
+				for _, q := range js.parts {
+					if f, had := r.fired[q]; (t != s || q != p) && (!had || wm > f) {
+						r.fired[q] = wm
+					}
+				}
+			}
+		}
+	}
 	now := time.Now()
-	for s, ji := range js.in {
+	for t, ji := range js.in {
 		if ji == nil || ji.done || ji.wmk == nil || ji.wmk.parts == nil {
 			continue
 		}
 		w := ji.wmk
 		w.parts.held = !w.parts.ready(w, now)
-		rj.Rewind(s, w.wm, !w.parts.held)
+		rj.Rewind(t, w.wm, !w.parts.held)
 	}
 }
 
