@@ -484,11 +484,7 @@ func jaOutputs(rows []string) string {
 // rows the uninterrupted run wrote.
 func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	newGroup := jaInputs(t, rng)
-	one := newGroup(rand.New(rand.NewSource(seed)))
-	one.jaRun(q, 0, true)
-	g := newGroup(rng)
+	one, g, rng := jaSeed(t, q, seed)
 	for range 1 + rng.Intn(4) {
 		g.jaRun(q, 2+rng.Intn(40), false)
 		kills++
@@ -504,17 +500,23 @@ func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 	return kills, len(one.kept)
 }
 
-// jaInputs draws both inputs' rows (jaRows) from rng and returns the maker
-// of a group over them (its own commits), drawing from the rng it is given.
-func jaInputs(t *testing.T, rng *rand.Rand) func(*rand.Rand) *jaGroup {
+// jaSeed draws seed's rows of both inputs (jaRows) and returns a group over
+// them after one uninterrupted run of q (one), a group over them with no
+// commit yet (g), and the rng g's runs draw from.
+func jaSeed(t *testing.T, q string, seed int64) (one, g *jaGroup, rng *rand.Rand) {
+	t.Helper()
+	rng = rand.New(rand.NewSource(seed))
 	var parts [2][][]replayRow
 	used := map[int64]bool{}
 	for s := range parts {
 		parts[s] = jaRows(rng, 30+rng.Intn(50), used)
 	}
-	return func(rng *rand.Rand) *jaGroup {
+	newGroup := func(rng *rand.Rand) *jaGroup {
 		return &jaGroup{t: t, rng: rng, parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
 	}
+	one = newGroup(rand.New(rand.NewSource(seed)))
+	one.jaRun(q, 0, true)
+	return one, newGroup(rng), rng
 }
 
 // TestJoinReplayPartitionMoves (issue 23 item 6; joinSource.rewind): a
@@ -564,11 +566,7 @@ func TestJoinReplayPartitionMoves(t *testing.T) {
 // uninterrupted run wrote.
 func joinMovesOnce(t *testing.T, q string, seed int64) (moves, rows int) {
 	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	newGroup := jaInputs(t, rng)
-	one := newGroup(rand.New(rand.NewSource(seed)))
-	one.jaRun(q, 0, true)
-	g := newGroup(rng)
+	one, g, rng := jaSeed(t, q, seed)
 	owns, have := []int32{0}, rng.Intn(2) == 0
 	if have {
 		owns = append(owns, 1)
