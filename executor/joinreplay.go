@@ -267,6 +267,7 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 	}
 	if r.pw != nil { // (without a mark too: p's rows from the start may lie below the input's watermark)
 		r.pw.seed(p, m.WM, ok && m.WMSet)
+		r.pw.touch(p)
 	}
 	r.js.rewind(r.s, p)
 }

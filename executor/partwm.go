@@ -292,7 +292,10 @@ func (pw *partWatermarks) countLive() {
 func (w *watermarker) held() bool { return w.parts != nil && w.parts.held }
 
 // countPeer counts in the minimum the partitions the peer reads (see
-// partWatermarks.peer); none without one.
+// partWatermarks.peer); none without one. One this input does not read
+// itself (counted already: live) is never idle ('scan.watermark.idle-
+// timeout'): this input has no row of it because it does not have it yet,
+// or no more, not because the partition is quiet.
 func (pw *partWatermarks) countPeer() {
 	if pw.peer == nil {
 		return
@@ -300,8 +303,21 @@ func (pw *partWatermarks) countPeer() {
 	pw.plive = pw.peer.Partitions(pw.plive[:0])
 	for _, p := range pw.plive {
 		pw.grow(int(p))
+		if !pw.count[p] && pw.idle > 0 {
+			pw.last[p] = time.Now() // (only while the inputs read different partitions)
+		}
 		pw.count[p] = true
 	}
+}
+
+// touch makes partition p, just assigned to a join's input
+// (joinReplay.Assign), not idle until 'scan.watermark.idle-timeout' passes
+// without a row of it: its rows, read again from its committed offset,
+// may lie below the other partitions' watermarks, which the input's must
+// not pass before they come.
+func (pw *partWatermarks) touch(p int32) {
+	pw.grow(int(p))
+	pw.last[p] = time.Now()
 }
 
 // fired raises to m the fire frontier f_p (fw, replay.go) of each partition
