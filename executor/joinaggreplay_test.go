@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type jaGroup struct {
 	parts [2][][]replayRow         // per input (l, r), per partition, the rows in offset order
 	store [2]map[int32]ejCommitted // per input, the committed offset and mark of each partition
 	kept  []string                 // the outputs of committed transactions
+	moved int                      // the moves handed to the replays (jaMove)
 	log   []string                 // what happened, for a failure's message
 	// mu: the sources of a job whose inputs are derived relations (a
 	// window TVF's subquery) run on goroutines of their own, each calling
@@ -53,6 +55,23 @@ type jaProc struct {
 	cancel context.CancelFunc
 	steps  int  // Next calls left before the kill
 	final  bool // the last process: it reads every row and ends
+	// owns, when not nil, are the partitions the process holds at its
+	// start, and moves the assignment changes at later Next calls (by the
+	// count of Next calls so far, next): TestJoinReplayPartitionMoves
+	owns  []int32
+	moves []jaMove
+	next  int
+}
+
+// jaMove is an assignment change of partition p of input s at the
+// process's Next call number at (jaProc.moves); the source it concerns
+// hands it to the Replay at its own next Next, a revoke after a checkpoint
+// (kafkaSource: the commit before a rebalance goes on, the callbacks'
+// changes before Next returns).
+type jaMove struct {
+	at, s  int
+	p      int32
+	assign bool
 }
 
 // jaSource is one input's source in a process: a model of kafkaSource in a
@@ -70,14 +89,63 @@ type jaSource struct {
 	given    map[int32]int64
 	used     map[int32]int64
 	marks    map[int32]connector.ReplayMark
+	// owned are the partitions the source holds (jaProc.owns; nil: every
+	// one), and moves the changes of them not yet handed to the Replay
+	owned map[int32]bool
+	moves []jaMove
 }
 
 func (x *jaSource) SetReplay(r connector.Replay) { x.rep = r }
 func (x *jaSource) Partitions(dst []int32) []int32 {
 	for p := range x.proc.g.parts[x.s] {
-		dst = append(dst, int32(p))
+		if x.holds(int32(p)) {
+			dst = append(dst, int32(p))
+		}
 	}
 	return dst
+}
+
+// holds reports whether the source holds partition p (owned).
+func (x *jaSource) holds(p int32) bool { return x.owned == nil || x.owned[p] }
+
+// assign gives the source partition p from the group's commit.
+func (x *jaSource) assign(p int32) {
+	g := x.proc.g
+	c := g.store[x.s][p]
+	x.next[p], x.used[p] = c.off, c.off
+	x.marks[p] = c.mark
+	if x.owned != nil {
+		x.owned[p] = true
+	}
+	if x.rep != nil { // (none bound: a job that does not replay its input, as CROSS JOIN UNNEST's)
+		x.rep.Assign(p, c.off, c.mark, c.ok)
+	}
+	g.log = append(g.log, fmt.Sprintf("%d: assign %d from %d %+v", x.s, p, c.off, c.mark))
+}
+
+// applyMoves hands the source's pending moves to the Replay (jaMove).
+func (x *jaSource) applyMoves() {
+	pr := x.proc
+	for _, m := range pr.moves {
+		if m.at == pr.next {
+			pr.src[m.s].moves = append(pr.src[m.s].moves, m)
+		}
+	}
+	for _, m := range x.moves {
+		if x.owned[m.p] == m.assign {
+			continue
+		}
+		pr.g.moved++
+		if m.assign {
+			x.assign(m.p)
+			continue
+		}
+		pr.checkpoint()
+		delete(x.owned, m.p)
+		x.rep.Revoke(m.p)
+		pr.g.log = append(pr.g.log, fmt.Sprintf("%d: revoke %d", x.s, m.p))
+	}
+	x.moves = x.moves[:0]
 }
 func (x *jaSource) IdleTimeout() time.Duration     { return 0 }
 func (x *jaSource) TopicPartitions() (string, int) { return fmt.Sprint("t", x.s), 2 }
@@ -98,14 +166,13 @@ func (x *jaSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	if !x.started {
 		x.started = true
 		for p := range g.parts[x.s] {
-			c := g.store[x.s][int32(p)]
-			x.next[int32(p)], x.used[int32(p)] = c.off, c.off
-			x.marks[int32(p)] = c.mark
-			if x.rep != nil { // (none bound: a job that does not replay its input, as CROSS JOIN UNNEST's)
-				x.rep.Assign(int32(p), c.off, c.mark, c.ok)
+			if x.holds(int32(p)) {
+				x.assign(int32(p))
 			}
-			g.log = append(g.log, fmt.Sprintf("%d: assign %d from %d %+v", x.s, p, c.off, c.mark))
 		}
+	}
+	if pr.next++; x.owned != nil {
+		x.applyMoves()
 	}
 	if x.rep != nil && x.rep.Torn() {
 		g.t.Errorf("the replay of input %d is torn at its Next: the checkpoint there would commit nothing", x.s)
@@ -122,7 +189,7 @@ func (x *jaSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	}
 	var ps []int32
 	for p, rows := range g.parts[x.s] {
-		if x.next[int32(p)] < int64(len(rows)) {
+		if x.holds(int32(p)) && x.next[int32(p)] < int64(len(rows)) {
 			ps = append(ps, int32(p))
 		}
 	}
@@ -169,6 +236,9 @@ func (pr *jaProc) checkpoint() {
 	for _, x := range pr.src {
 		for p := range g.parts[x.s] {
 			p := int32(p)
+			if !x.holds(p) {
+				continue // (its commit is its owner's, or the one before)
+			}
 			used := x.used[p]
 			off, wm, wmSet := x.rep.Hold(p, used)
 			m := connector.ReplayMark{Emitted: max(x.rep.Emitted(p, used), x.marks[p].Emitted), WM: wm, WMSet: wmSet}
@@ -275,6 +345,13 @@ func jaPlanWith(t *testing.T, cat *catalog.Catalog, q string) *planner.Job {
 // committed outputs added to g.kept.
 func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	g.t.Helper()
+	g.jaRunMoves(q, steps, final, nil, nil)
+}
+
+// jaRunMoves is jaRun of a process that holds the partitions owns at its
+// start (nil: every one) and whose assignment changes by moves.
+func (g *jaGroup) jaRunMoves(q string, steps int, final bool, owns []int32, moves []jaMove) {
+	g.t.Helper()
 	cat, job := jaPlan(g.t, q)
 	if !job.JoinReplayed() {
 		g.t.Fatalf("%s: the join is not planned as replayed", q)
@@ -290,7 +367,7 @@ func (g *jaGroup) jaRun(q string, steps int, final bool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: true}}, ctx: ctx, cancel: cancel, steps: steps, final: final}
+	pr := &jaProc{g: g, sink: &jaSink{orderSink: orderSink{names: names, kinds: true}}, ctx: ctx, cancel: cancel, steps: steps, final: final, owns: owns, moves: moves}
 	tornGroupOpen = func(st *catalog.Stream, env *connector.Env) connector.Source {
 		return newJaSource(pr, st)
 	}
@@ -374,6 +451,12 @@ func newJaSource(pr *jaProc, st *catalog.Stream) *jaSource {
 		s = 1
 	}
 	x := &jaSource{proc: pr, s: s, next: map[int32]int64{}, given: map[int32]int64{}, used: map[int32]int64{}, marks: map[int32]connector.ReplayMark{}}
+	if pr.owns != nil {
+		x.owned = map[int32]bool{}
+		for _, p := range pr.owns {
+			x.owned[p] = true
+		}
+	}
 	pr.src[s] = x
 	return x
 }
@@ -401,18 +484,7 @@ func jaOutputs(rows []string) string {
 // rows the uninterrupted run wrote.
 func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	var parts [2][][]replayRow
-	used := map[int64]bool{}
-	for s := range parts {
-		parts[s] = jaRows(rng, 30+rng.Intn(50), used)
-	}
-	newGroup := func(rng *rand.Rand) *jaGroup {
-		return &jaGroup{t: t, rng: rng, parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
-	}
-	one := newGroup(rand.New(rand.NewSource(seed)))
-	one.jaRun(q, 0, true)
-	g := newGroup(rng)
+	one, g, rng := jaSeed(t, q, seed)
 	for range 1 + rng.Intn(4) {
 		g.jaRun(q, 2+rng.Intn(40), false)
 		kills++
@@ -426,4 +498,95 @@ func joinAggReplayOnce(t *testing.T, q string, seed int64) (kills, rows int) {
 		t.Logf("%s, seed %d: no output", q, seed)
 	}
 	return kills, len(one.kept)
+}
+
+// jaSeed draws seed's rows of both inputs (jaRows) and returns a group over
+// them after one uninterrupted run of q (one), a group over them with no
+// commit yet (g), and the rng g's runs draw from.
+func jaSeed(t *testing.T, q string, seed int64) (one, g *jaGroup, rng *rand.Rand) {
+	t.Helper()
+	rng = rand.New(rand.NewSource(seed))
+	var parts [2][][]replayRow
+	used := map[int64]bool{}
+	for s := range parts {
+		parts[s] = jaRows(rng, 30+rng.Intn(50), used)
+	}
+	newGroup := func(rng *rand.Rand) *jaGroup {
+		return &jaGroup{t: t, rng: rng, parts: parts, store: [2]map[int32]ejCommitted{{}, {}}}
+	}
+	one = newGroup(rand.New(rand.NewSource(seed)))
+	one.jaRun(q, 0, true)
+	return one, newGroup(rng), rng
+}
+
+// TestJoinReplayPartitionMoves (issue 23 item 6; joinSource.rewind): a
+// process of a join of two co-partitioned Kafka streams in a consumer
+// group gains partition 1 of one input, and some Next calls later of the
+// other (two group members of one process, whose callbacks come at
+// different moments: kafka's CoPartitionBalancer), while its watermarks,
+// over partition 0, are ahead of partition 1's rows; later it loses
+// partition 1 the same way (or loses it first and gains it again). Then a
+// process reading every partition from the group's commits reads to the
+// end. The committed outputs of the two are, as a multiset, one
+// uninterrupted run's: a row of partition 1 is not handled before both
+// inputs read it and their watermarks went down to it, and no partition's
+// commit says an output was written that was not (150 seeds per query).
+func TestJoinReplayPartitionMoves(t *testing.T) {
+	queries := []string{
+		"SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND",
+		"SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '2' SECOND",
+		"SELECT l.k, l.ts, r.ts AS rts FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '1' SECOND AND r.ts + INTERVAL '1' SECOND",
+		"SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k",
+		"SELECT l.k, l.ts, r.ts AS rts FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k",
+	}
+	seeds := int64(150)
+	if testing.Short() {
+		seeds /= 4
+	}
+	for _, q := range queries {
+		moves, rows := 0, 0
+		for seed := int64(1); seed <= seeds; seed++ {
+			m, n := joinMovesOnce(t, q, seed)
+			moves, rows = moves+m, rows+n
+			if t.Failed() {
+				return
+			}
+		}
+		if moves == 0 || rows == 0 {
+			t.Errorf("%s: %d moves, %d rows written: the test checks nothing", q, moves, rows)
+		}
+	}
+}
+
+// joinMovesOnce runs q for one seed (TestJoinReplayPartitionMoves): a
+// process with partition 0 of both inputs (and 1 of both, or neither) that
+// gains (loses) 1 on one input and then the other, loses (gains) it again
+// the same way, and is killed; then a process that reads every partition
+// to the end. It returns the moves handed to the replays and the rows the
+// uninterrupted run wrote.
+func joinMovesOnce(t *testing.T, q string, seed int64) (moves, rows int) {
+	t.Helper()
+	one, g, rng := jaSeed(t, q, seed)
+	owns, have := []int32{0}, rng.Intn(2) == 0
+	if have {
+		owns = append(owns, 1)
+	}
+	var plan []jaMove
+	at := 1 + rng.Intn(30)
+	for range 2 {
+		first := rng.Intn(2)
+		for _, s := range []int{first, 1 - first} {
+			plan = append(plan, jaMove{at: at, s: s, p: 1, assign: !have})
+			at += 1 + rng.Intn(12)
+		}
+		have = !have
+	}
+	g.jaRunMoves(q, at+rng.Intn(30), false, owns, plan)
+	moves = g.moved
+	g.jaRun(q, 0, true)
+	got, want := slices.Sorted(slices.Values(g.kept)), slices.Sorted(slices.Values(one.kept))
+	if !slices.Equal(got, want) {
+		t.Errorf("%s, seed %d: partition 1 moved (%v, the process holding %v first), the committed outputs are\n%s\nwant one uninterrupted run's\n%s\nlog:\n%s", q, seed, plan, owns, strings.Join(got, "\n"), strings.Join(want, "\n"), strings.Join(g.log, "\n"))
+	}
+	return moves, len(one.kept)
 }

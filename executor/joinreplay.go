@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"slices"
+
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
 	"streamql/executor/op"
@@ -65,6 +67,19 @@ type joinReplay struct {
 	// job's checkpoint runs in the other input's Next, before this input's
 	// source counts the batch as used (Emitted)
 	read map[int32]int64
+	// fired holds, per partition, the join's largest watermark seen while
+	// the partition counted in it (joinSource.rewind notes it before the
+	// watermark goes down): Fired's floor, so that a commit after the
+	// join's watermark went down for a partition that came does not say
+	// less of the others than what was written
+	fired map[int32]int64
+	// held holds, per partition, the last hold frontier Hold gave while
+	// the other input read the partition too: while it does not (it lost
+	// the partition first, or has not got it yet), Hold gives that one
+	// again, since this input's rows there may be the partners of the
+	// other's rows it dropped (an outer row's first partner), which p's
+	// next owner must read again
+	held map[int32]stampAt
 }
 
 // stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
@@ -111,7 +126,7 @@ func newJoinReplays(js *joinSource) {
 		}
 	}
 	for s, ji := range js.in[:inputs] {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
@@ -130,6 +145,9 @@ type replayedJoin interface {
 	EachRow(s int, f func(pos int64, stamp int64, null bool))
 	DropRows(s int, drop func(pos int64) bool) error
 	Watermarked() (int64, bool)
+	// Rewind sets an input's watermark, also lower, or none (set false),
+	// and the join's own down to their minimum (joinSource.rewind)
+	Rewind(port int, wm int64, set bool)
 	// SetRewrite and Old: the outputs a replay's rows wrote before,
 	// emitted again in batches of their own for an aggregate after the
 	// join (newJoinAggReplay)
@@ -159,8 +177,20 @@ func (js *joinSource) readBefore(s int, pos int64) bool {
 	return ok && off < e
 }
 
-// Hold implements connector.Replay.
+// Hold implements connector.Replay; while the other input does not read
+// p, the last one given while it did (held).
 func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
+	h, had := r.held[p]
+	if had && !r.js.peerReads(r.s, p) {
+		return h.off, h.wm, h.set
+	}
+	off, wm, wmSet = r.hold(p, used)
+	r.held[p] = stampAt{off, wm, wmSet}
+	return off, wm, wmSet
+}
+
+// hold is Hold's frontier from the join's state.
+func (r *joinReplay) hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	off = used
 	if pw := r.pw; pw != nil && int(p) < len(pw.wm) {
 		wm, wmSet = pw.wm[p], pw.set[p]
@@ -180,23 +210,41 @@ func (r *joinReplay) Hold(p int32, used int64) (off, wm int64, wmSet bool) {
 	return off, wm, wmSet
 }
 
+// peerReads reports whether the input other than s reads partition p: a
+// join of two group sources (joinReplay), or true when the other input has
+// no replay (a lookup join's right side, read whole).
+func (js *joinSource) peerReads(s int, p int32) bool {
+	o := js.in[1-s]
+	if js.rep[1-s] == nil || o.h.Partitions == nil {
+		return true
+	}
+	js.parts = o.h.Partitions.Partitions(js.parts[:0])
+	return slices.Contains(js.parts, p)
+}
+
 // Emitted implements connector.Replay: every row read has its direct
 // outputs written: the rows used, and those of the input's last batch,
 // pushed into the join whole (read), which the source counts as used only
 // at its next Next.
 func (r *joinReplay) Emitted(p int32, used int64) int64 { return max(used, r.read[p]) }
 
-// Fired implements connector.Replay: the join's watermark, or, with a
+// Fired implements connector.Replay: the join's watermark, at least the
+// largest it had while p counted in it (fired: it goes down when a
+// partition comes, joinSource.rewind), or, with a
 // window aggregate after the join (joinSource.aggFired), the watermark
 // over the joined rows its windows fired by. The join then emits again
 // every output of a replayed row (rewrite), below f in batches of their
 // own, which the window aggregate takes as it takes the others (they have
 // no output of their own), so f only says which windows fired.
-func (r *joinReplay) Fired(int32) (int64, bool) {
+func (r *joinReplay) Fired(p int32) (int64, bool) {
 	if r.js.aggFired != nil {
 		return r.js.aggFired()
 	}
-	return r.js.j.(replayedJoin).Watermarked()
+	wm, ok := r.js.j.(replayedJoin).Watermarked()
+	if f, had := r.fired[p]; had && (!ok || f > wm) {
+		return f, true
+	}
+	return wm, ok
 }
 
 // Torn implements connector.Replay: joined rows were given to the job
@@ -207,24 +255,35 @@ func (r *joinReplay) Fired(int32) (int64, bool) {
 // through), so only the job's last checkpoint can see it true.
 func (r *joinReplay) Torn() bool { return r.js.given }
 
-// Assign implements connector.Replay.
+// Assign implements connector.Replay; the join's watermarks go down to
+// the inputs' minimum with p (joinSource.rewind).
 func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
-	r.Revoke(p)
-	if !ok {
-		return
+	r.drop(p)
+	if ok {
+		r.e[p] = m.Emitted
+		if m.FiredSet {
+			r.f[p] = m.Fired
+		}
 	}
-	r.e[p] = m.Emitted
-	if m.FiredSet {
-		r.f[p] = m.Fired
+	if r.pw != nil { // (without a mark too: p's rows from the start may lie below the input's watermark)
+		r.pw.seed(p, m.WM, ok && m.WMSet)
+		r.pw.touch(p)
 	}
-	if r.pw != nil {
-		r.pw.seed(p, m.WM, m.WMSet)
-	}
+	r.js.rewind(r.s, p)
 }
 
 // Revoke implements connector.Replay: p's rows of this input leave the
-// join's state, unjoined and unpadded (p's next owner reads them again).
+// join's state, unjoined and unpadded (p's next owner reads them again),
+// and the join holds its rows while the other input still reads p
+// (joinSource.rewind).
 func (r *joinReplay) Revoke(p int32) {
+	r.drop(p)
+	r.js.rewind(r.s, p)
+}
+
+// drop takes p's rows of this input out of the join's state, and what the
+// replay knew of p.
+func (r *joinReplay) drop(p int32) {
 	// (a budget error here is not this input's: the state only shrinks)
 	_ = r.js.j.(replayedJoin).DropRows(r.s, func(pos int64) bool {
 		q, _ := connector.KafkaPartitionOf(pos)
@@ -234,6 +293,8 @@ func (r *joinReplay) Revoke(p int32) {
 	delete(r.f, p)
 	delete(r.first, p)
 	delete(r.read, p)
+	delete(r.fired, p)
+	delete(r.held, p)
 	if r.s == 0 && r.js.dropAgg != nil {
 		r.js.dropAgg(p) // (a joined row's position is its left row's: aggregate.Operator.Drop)
 	}

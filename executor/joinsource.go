@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/chunked"
@@ -114,6 +115,8 @@ type joinSource struct {
 	// Next makes on the join's goroutine for the job's to replay; nil on
 	// every other path
 	pipe *joinPipe
+	// parts is rewind's scratch: an input's partitions
+	parts []int32
 }
 
 // swapLeft returns the handle by which a thin Top-N after the join reads
@@ -240,6 +243,15 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
 		}
 		js.in[s] = ji
+	}
+	if js.grouped && !both.Lookup {
+		// each input's watermark waits for the partitions the other reads
+		// (partWatermarks.peer): partition i of both topics is one pair
+		for s, ji := range js.in {
+			if o := js.in[1-s]; ji.wmk != nil && ji.wmk.parts != nil && o.h.Partitions != nil {
+				ji.wmk.parts.peer = o.h.Partitions
+			}
+		}
 	}
 	if err := checkCoPartitioned(both, js.grouped, [2]connector.TopicSource{js.in[0].h.Topic, js.in[1].h.Topic}); err != nil {
 		js.Close()
@@ -461,10 +473,10 @@ func (js *joinSource) behind() int {
 			return 1
 		}
 		return 1 - js.turns
-	case !l.wmk.set:
+	case !l.wmk.set || l.wmk.held():
 		return 0
-	case !r.wmk.set || l.wmk.wm > r.wmk.wm:
-		return 1 // (the right input is behind: no watermark yet, or a smaller one)
+	case !r.wmk.set || r.wmk.held() || l.wmk.wm > r.wmk.wm:
+		return 1 // (the right input is behind: no watermark yet (or none the join takes: rewind), or a smaller one)
 	}
 	return 0
 }
@@ -669,7 +681,7 @@ func (js *joinSource) readBatch(s int) error {
 	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
 		return err
 	}
-	if ji.wmk != nil && ji.wmk.set {
+	if ji.wmk != nil && ji.wmk.set && js.takesWatermark(ji) {
 		if err := js.j.Watermark(js.ctx, s, ji.wmk.wm); err != nil {
 			return err
 		}
@@ -678,6 +690,60 @@ func (js *joinSource) readBatch(s int) error {
 		}
 	}
 	return failure
+}
+
+// rewind gives the join each input's watermark again after partition p
+// came to or left input s in its consumer group (joinReplay.Assign,
+// Revoke; issue 23 item 6), also when lower (op.Join.Rewind): an input's
+// watermark goes down to the minimum with the partition that came
+// (partWatermarks.seed, lower), and an input that has a partition counted
+// without a watermark of its own (one it was just given and has read no
+// row of, or one only the other input reads: partWatermarks.peer) gives
+// the join none (held) until it has (takesWatermark). So the join holds
+// every row while the two inputs of one process read different
+// partitions: partition i of the two topics comes and goes in two group
+// members' callbacks, at different moments (kafka's CoPartitionBalancer),
+// and a row of i the join handled meanwhile would miss the other input's
+// rows of i, or be padded, and its partition's commit would say so.
+// Before, the join's watermark is noted as the floor of the f of each
+// partition the inputs read but p of s (joinReplay.fired).
+func (js *joinSource) rewind(s int, p int32) {
+	rj, ok := js.j.(replayedJoin)
+	if !ok {
+		return
+	}
+	if wm, ok := rj.Watermarked(); ok {
+		for t, ji := range js.in {
+			if r := js.rep[t]; r != nil && ji.h.Partitions != nil {
+				js.parts = ji.h.Partitions.Partitions(js.parts[:0])
+				for _, q := range js.parts {
+					if f, had := r.fired[q]; (t != s || q != p) && (!had || wm > f) {
+						r.fired[q] = wm
+					}
+				}
+			}
+		}
+	}
+	now := time.Now()
+	for t, ji := range js.in {
+		if ji == nil || ji.done || ji.wmk == nil || ji.wmk.parts == nil {
+			continue
+		}
+		w := ji.wmk
+		w.parts.held = !w.parts.ready(w, now)
+		rj.Rewind(t, w.wm, !w.parts.held)
+	}
+}
+
+// takesWatermark reports whether the join takes the watermark of input ji
+// (rewind): not while it is held, until its partitions are ready again.
+func (js *joinSource) takesWatermark(ji *joinInput) bool {
+	pw := ji.wmk.parts
+	if pw == nil || !pw.held {
+		return true
+	}
+	pw.held = !pw.ready(ji.wmk, time.Now())
+	return !pw.held
 }
 
 // filterPushed takes out of input s's batch (ji.b, with js.sel its rows

@@ -36,6 +36,21 @@ type partWatermarks struct {
 	// partitions' minimum at the next batch, also when that is lower
 	reset bool
 	rep   *replay // the replay told of each stamped batch (changed); nil: none
+	// peer is the other input's source of a join of two co-partitioned
+	// topics in a consumer group (nil: none): a partition it reads counts
+	// here too, without a watermark until this input reads it, so that
+	// while a rebalance gives partition i of one topic to this process
+	// before the other's (each input is a member of its own), the join's
+	// watermark does not pass rows of i still to come (SPEC 2.5: the
+	// minimum over the process's partitions, of both topics)
+	peer  connector.PartitionedSource
+	plive []int32 // scratch: peer.Partitions
+	// held: the join takes no watermark of this input (op.Join.Rewind
+	// unset it) until ready says so again: after an assignment change, a
+	// partition counted has no watermark yet (one this input was just
+	// given, or one only the peer reads) or the lowering is pending
+	// (joinSource.rewind)
+	held bool
 }
 
 // partitionBy makes w keep one watermark per partition of ps, the
@@ -171,12 +186,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	col := b.Cols[w.job.WatermarkCol]
 	vals := w.expr.Eval(b, sel)
 	now := time.Now()
-	clear(pw.count)
-	pw.live = pw.src.Partitions(pw.live[:0])
-	for _, p := range pw.live {
-		pw.grow(int(p))
-		pw.count[p] = true
-	}
+	pw.countLive()
 	for _, i := range sel { // a partition ended by this batch counts until its rows are stamped
 		p := int(pw.src.Partition(b.Pos[i]))
 		pw.grow(p)
@@ -238,6 +248,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	for _, p := range pw.live {
 		pw.count[p] = true
 	}
+	pw.countPeer()
 	if m, ok := pw.min(now); ok && (!w.set || m > w.wm) {
 		w.wm, w.set, moved = m, true, true
 		if w.marks && len(sel) > 0 {
@@ -250,6 +261,63 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	}
 	w.live.store(w.wm, w.set)
 	return moved
+}
+
+// ready counts the partitions the input and its peer read, lowers the
+// stream's watermark when a partition was assigned (lower), and reports
+// whether the join may take that watermark (joinSource.rewind): it is set,
+// and every partition counted, of either input, has a watermark of this
+// input. Without a peer it is the stream's own rule (min).
+func (pw *partWatermarks) ready(w *watermarker, now time.Time) bool {
+	pw.countLive()
+	pw.lower(w, now)
+	_, ok := pw.min(now)
+	return ok && !pw.reset && w.set
+}
+
+// countLive counts in the minimum the partitions the source reads now
+// (live) and those its peer reads, and no other.
+func (pw *partWatermarks) countLive() {
+	clear(pw.count)
+	pw.live = pw.src.Partitions(pw.live[:0])
+	for _, p := range pw.live {
+		pw.grow(int(p))
+		pw.count[p] = true
+	}
+	pw.countPeer()
+}
+
+// held reports whether the join takes no watermark of w's input for now
+// (partWatermarks.held): false for an input without partitions.
+func (w *watermarker) held() bool { return w.parts != nil && w.parts.held }
+
+// countPeer counts in the minimum the partitions the peer reads (see
+// partWatermarks.peer); none without one. One this input does not read
+// itself (counted already: live) is never idle ('scan.watermark.idle-
+// timeout'): this input has no row of it because it does not have it yet,
+// or no more, not because the partition is quiet.
+func (pw *partWatermarks) countPeer() {
+	if pw.peer == nil {
+		return
+	}
+	pw.plive = pw.peer.Partitions(pw.plive[:0])
+	for _, p := range pw.plive {
+		pw.grow(int(p))
+		if !pw.count[p] && pw.idle > 0 {
+			pw.last[p] = time.Now() // (only while the inputs read different partitions)
+		}
+		pw.count[p] = true
+	}
+}
+
+// touch makes partition p, just assigned to a join's input
+// (joinReplay.Assign), not idle until 'scan.watermark.idle-timeout' passes
+// without a row of it: its rows, read again from its committed offset,
+// may lie below the other partitions' watermarks, which the input's must
+// not pass before they come.
+func (pw *partWatermarks) touch(p int32) {
+	pw.grow(int(p))
+	pw.last[p] = time.Now()
 }
 
 // fired raises to m the fire frontier f_p (fw, replay.go) of each partition

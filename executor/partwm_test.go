@@ -143,3 +143,36 @@ func (s *twoParts) Partitions(dst []int32) []int32 {
 	return append(dst, 0, 1)
 }
 func (s *twoParts) IdleTimeout() time.Duration { return 0 }
+
+// TestJoinPeerPartitionsAreNotIdle (issue 23 item 6; joinSource.rewind):
+// with 'scan.watermark.idle-timeout', a partition only the other input of
+// a join reads (peer), and one just assigned to the input (touch), hold
+// the input's watermark back, as one without a watermark does: neither is
+// idle because this input has read no row of it. The watermarker started
+// an hour ago, longer than the timeout, as a process that gains a
+// partition mid-run did.
+func TestJoinPeerPartitionsAreNotIdle(t *testing.T) {
+	for _, assigned := range []bool{false, true} {
+		self := &fakeParts{live: []int32{0}, idle: time.Minute}
+		peer := &fakeParts{live: []int32{0, 1}}
+		pw := &partWatermarks{src: self, idle: self.idle, start: time.Now().Add(-time.Hour), peer: peer}
+		w := &watermarker{parts: pw}
+		pw.seed(0, 5000, true)
+		pw.last[0] = time.Now() // (partition 0 had a row just now)
+		w.wm, w.set = 5000, true
+		if assigned { // (partition 1 came to this input too, without a mark)
+			self.live = []int32{0, 1}
+			pw.seed(1, 0, false)
+			pw.touch(1)
+		}
+		if pw.ready(w, time.Now()) {
+			t.Errorf("assigned %v: the input's watermark is ready while partition 1, which the join's other input reads, has no watermark of it", assigned)
+		}
+		peer.live = []int32{0} // (both inputs read partition 0 alone)
+		self.live = []int32{0}
+		pw.forget(1)
+		if !pw.ready(w, time.Now()) {
+			t.Errorf("assigned %v: the input's watermark is not ready once neither input reads partition 1", assigned)
+		}
+	}
+}

@@ -33,6 +33,60 @@ func TestKafkaIntervalJoinCrashesExactlyOnce(t *testing.T) {
 	joinCrashes(t, scaleIntervalJoinJob)
 }
 
+// TestKafkaIntervalJoinScalesOutCrashesExactlyOnce (issue 23 item 6):
+// scaleIntervalJoinJob's interval join run by two processes of one group
+// (slots a and b; c joins after half the kills, a leaves after three
+// quarters), each reading partition i of both co-partitioned topics
+// together (the kafka connector's CoPartitionBalancer), SIGKILLed and
+// restarted at random moments: the read_committed union of their outputs
+// equals the join over the whole input, no row lost or doubled. Before
+// the executor's joinSource.rewind a process that gained a partition
+// joined its rows, below the join's watermark, at once, without the other
+// topic's rows of it, and committed them as written (833 of 80,040 rows
+// lost in one run).
+func TestKafkaIntervalJoinScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaledOut(scaleIntervalJoinJob))
+}
+
+// TestKafkaLeftIntervalJoinScalesOutCrashesExactlyOnce (issue 23 item 6):
+// TestKafkaLeftIntervalJoinCrashesExactlyOnce's padded payments over
+// processes of one group as TestKafkaIntervalJoinScalesOutCrashesExactlyOnce
+// runs them: a padding is written once, and only for a payment whose
+// order did not come in time, also when partition i of one topic leaves
+// (or comes to) a process before the other's.
+func TestKafkaLeftIntervalJoinScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaledOut(func(t *testing.T) scaleJob {
+		return paddedPaymentsJob(t, "payments p LEFT JOIN orders o ON p.k = o.k AND p.ts BETWEEN o.ts + INTERVAL '1' SECOND AND o.ts + INTERVAL '2' SECOND")
+	}))
+}
+
+// TestKafkaJoinAggregateScalesOutCrashesExactlyOnce and
+// TestKafkaJoinTopNScalesOutCrashesExactlyOnce (issue 23 item 6): the
+// updating aggregate and the Top-N after the interval join
+// (scaleJoinAggJob, scaleJoinTopNJob) over processes of one group as
+// TestKafkaIntervalJoinScalesOutCrashesExactlyOnce runs them: each key's
+// upsert records are one uninterrupted run's. (The window aggregate after
+// the join, scaleJoinWindowJob, does not scale out yet: run so, a
+// partition's windows were lost in 2 of 3 runs; EXPLAIN says to run one
+// process.)
+func TestKafkaJoinAggregateScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaledOut(scaleJoinAggJob))
+}
+
+func TestKafkaJoinTopNScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaledOut(scaleJoinTopNJob))
+}
+
+// scaledOut is job run by several processes of its group (scaleJob's
+// oneProcess false: two, a third added, the first removed).
+func scaledOut(job func(*testing.T) scaleJob) func(*testing.T) scaleJob {
+	return func(t *testing.T) scaleJob {
+		j := job(t)
+		j.oneProcess = false
+		return j
+	}
+}
+
 // TestKafkaRightIntervalJoinCrashesExactlyOnce (issue 23 item 6): orders
 // RIGHT JOIN payments, an order joining when it came 1 to 2 s before its
 // payment (the interval's upper bound below 0: a payment's interval ends

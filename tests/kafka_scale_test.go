@@ -93,9 +93,9 @@ type scaleJob struct {
 	done   func(adm *kadm.Client, group, in string) (bool, error)
 	check  func(t *testing.T, outs map[string]string, guarantee string)
 	// oneProcess runs one process (slot a), killed and restarted, none
-	// added or removed: a job whose inputs' partitions must be assigned
-	// together (a join of two topics: Kafka's assignors give each topic's
-	// partitions to its consumers independently)
+	// added or removed: the join jobs' crash tests of one process (a
+	// join's partitions are read again by the process that held them);
+	// scaledOut runs them over several, as the others
 	oneProcess bool
 	// kills is the number of kills when STREAMQL_SCALE_KILLS does not say
 	// (0: 10)

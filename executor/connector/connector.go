@@ -26,7 +26,8 @@
 // # Scale-out over Kafka partitions, and replay (issue 13, SPEC 2.5)
 //
 // Processes running one script with one 'properties.group.id' share the
-// topic's partitions (franz-go's cooperative-sticky balancer). What a process
+// topic's partitions (kafka's CoPartitionBalancer: cooperative and sticky,
+// partition i of every topic of the job's group sources to one process). What a process
 // has done for a partition p is described to the next owner of p, and to
 // itself after a crash, only by p's committed group offset and its commit
 // metadata: there is no state store. This section is the contract between
@@ -226,8 +227,25 @@
 // join's watermark passes their time by the TTL, and H_p follows. The
 // topics are co-partitioned (same count, keyed by the join key, a temporal
 // join's right topic by its PRIMARY KEY; checked when the job starts), and
-// Kafka's assignors give each topic's partitions out independently, so such
-// a join runs in one process per group. Tests: op's TestJoinReplayAfterACrash
+// the group's processes each read partition i of both: kafka's
+// CoPartitionBalancer gives partition i of every topic of the job to one
+// process (each input is a group member of its own) and moves the pair
+// together. The two members of a process get, or lose, a partition in
+// callbacks at different moments, so while one input reads a partition
+// the other does not, the join holds every row: that input's watermark,
+// which counts the partitions the other reads (without a watermark of its
+// own there), goes to the join as none, and the join's watermark goes down
+// to the minimum with a partition that came, whose rows lie below it (the
+// executor's joinSource.rewind, op.Join.Rewind); f_p is never below the
+// join's largest watermark while p counted in it, and an input whose peer
+// no longer reads p commits p's last H_p from when it did (its rows there
+// may be the partners of the other's dropped rows). A window aggregate
+// after the join does not scale out so yet (its watermark over the joined
+// rows does not go down with the join's: a moved partition's windows
+// would be lost; EXPLAIN says to run one process). Tests: the executor's
+// TestJoinReplayPartitionMoves, the crash harness's scale-out join tests
+// (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
+// TestJoinReplayAfterACrash
 // (a crash anywhere, every kind, regular with and without a TTL, interval)
 // and TestTemporalReplayAfterACrash, and tests/kafka_joinreplay_test.go (the
 // crash harness with an interval, a temporal and a regular join, and an

@@ -1983,6 +1983,12 @@ func (c *twoInputs) advance(port int, wm int64) {
 	}
 }
 
+// rewind sets input port's watermark to wm (set false: none), also below
+// the one it had (Join.Rewind).
+func (c *twoInputs) rewind(port int, wm int64, set bool) {
+	c.wm[port], c.wmSet[port] = wm, set
+}
+
 // bound is the time below which held rows are released (SPEC 2.7): the
 // smallest watermark of the inputs with event time (timed) that have not
 // ended; MaxInt64 when all have ended, MinInt64 while one has no watermark

@@ -105,6 +105,24 @@ func (j *Join) Watermarked() (wm int64, ok bool) {
 	return j.emitted, true
 }
 
+// Rewind sets input port's watermark to wm (epoch ms; set false: none
+// until the next Watermark), also below the one it had, and the join's
+// own (Watermarked) down to the inputs' smallest (none while one has
+// none). The executor's joinSource calls it when a Kafka partition comes
+// to or leaves one input of a join of two co-partitioned topics read in a
+// consumer group (issue 23 item 6; SPEC 2.5: an input's watermark is the
+// minimum over the partitions the process reads): the partition's rows,
+// read again from its committed offset, lie below the watermark the join
+// had, and are held until the inputs' watermarks pass them again, which
+// they do only once both inputs read the partition. Rows already handled
+// stay as they are: a partition's rows join only rows of the same
+// partition (the topics are keyed by the join key), and those of a
+// partition that came were dropped (DropRows) and are read again.
+func (j *Join) Rewind(port int, wm int64, set bool) {
+	j.rewind(port, wm, set)
+	j.emitted = min(j.emitted, j.bound())
+}
+
 // EachRow calls f with the source position of each row of input s a replay
 // must read again, and the row's stamp column (JoinSpec.Stamp; null when it
 // has none): each row of s in the state (held for the aligner, or handled
@@ -192,6 +210,14 @@ func (j *Temporal) Watermarked() (wm int64, ok bool) {
 		return 0, false
 	}
 	return j.emitted, true
+}
+
+// Rewind is Join.Rewind for the temporal join: input port's watermark
+// becomes wm (set false: none), also when lower, and the join's own goes
+// down to the inputs' smallest.
+func (j *Temporal) Rewind(port int, wm int64, set bool) {
+	j.rewind(port, wm, set)
+	j.emitted = min(j.emitted, j.bound())
 }
 
 // EachRow calls f with the source position of each row of input s a replay

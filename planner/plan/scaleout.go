@@ -517,7 +517,9 @@ func (j *BothJoin) notReplayed(after bool) string {
 // Kafka in a consumer group ('properties.group.id'), which topics must be
 // co-partitioned for the join to scale out as aggregates do (SPEC 2.5,
 // both inputs in the group): the same partition count, which the job
-// checks at its start, each keyed by the join key; and whether its state
+// checks at its start, each keyed by the join key, so that the kafka
+// connector's CoPartitionBalancer gives partition i of both to one
+// process; and whether its state
 // survives a crash (JoinReplayed; after: an aggregate or Top-N follows
 // the join; agg: an updating aggregate replayed with it, window: a window
 // aggregate, Job.JoinWindowReplayed, sides: with side branches that
@@ -557,11 +559,17 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 		return
 	}
 	if why == "" {
-		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key\n", group, names[0], names[1])
+		fmt.Fprintf(sb, "  Scale-out: the join's inputs are in consumer group '%s': topics %s and %s must be co-partitioned: the same partition count (checked when the job starts), each partitioned by the join key; the processes running this script each read partition i of both topics together\n", group, names[0], names[1])
 		if slices.Contains(j.NullSafe, true) {
 			// (a record without a key is spread over the partitions by
 			// Kafka's producers: NULLs of both topics would meet in no process)
 			fmt.Fprintf(sb, "    a NULL of a null-safe key (IS NOT DISTINCT FROM) joins NULLs in its own process only: write the rows whose key is NULL to the same partition number of both topics\n")
+		}
+		if window {
+			// (the window aggregate's watermark over the joined rows does
+			// not go down when a partition comes to a process, as the
+			// join's does: the partition's joined rows would be late)
+			fmt.Fprintf(sb, "    a window aggregate after the join does not scale out yet: the windows of a partition that moves to another process would be lost; run one process per group\n")
 		}
 		if window && sides {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")

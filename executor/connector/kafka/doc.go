@@ -2,7 +2,10 @@
 // topic's source (kafkasource.go: consumer groups, per-partition
 // positions, record metadata) and sink (kafkasink.go: keyed records,
 // at-least-once or exactly-once in transactions, kafkatxn.go), the replay
-// of a group source's partitions (kafkareplay.go), and 'upsert-kafka'
+// of a group source's partitions (kafkareplay.go), the group balancer
+// that gives partition i of every topic of a job's group sources to one
+// process, so that a join's co-partitioned inputs scale out together
+// (copartition.go: CoPartitionBalancer; SPEC 2.5), and 'upsert-kafka'
 // (upsertkafka.go: a topic read and written as upserts keyed by the PRIMARY
 // KEY). It registers both from its init (connector.Register), with their
 // option specs, checks, capabilities (Partitioned, Upserts) and the parser

@@ -469,6 +469,18 @@ type kafkaJob struct {
 	sources []*kafkaSource // open sources in a consumer group
 	txns    []*kafkaTxn    // the exactly-once sinks' shared producers
 	failed  error
+	process string // CoPartitionBalancer's key of this process: processKey
+}
+
+// processKey returns the key naming this process's sources to the consumer
+// groups (CoPartitionBalancer), made on the first call.
+func (j *kafkaJob) processKey() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.process == "" {
+		j.process = NewProcessKey()
+	}
+	return j.process
 }
 
 // addGroupSource and removeGroupSource note an open source in a consumer group.

@@ -137,7 +137,10 @@ func TestKafkaRevokeReachesTheStateBeforeNextReturns(t *testing.T) {
 	topic := kafkatest.CreateTopic(t, 2, nil)
 	open := func(name string) (*kafkaSource, *ownReplay) {
 		t.Helper()
-		s := openGroupSource(ctx, t, env, name, topic, group)
+		// (an Env, a job's, for each member: two processes, which the
+		// group's CoPartitionBalancer tells apart)
+		e := &connector.Env{State: &connector.State{}, NewValueDecoder: env.NewValueDecoder}
+		s := openGroupSource(ctx, t, e, name, topic, group)
 		r := &ownReplay{owned: map[int32]bool{}}
 		s.SetReplay(r)
 		return s, r

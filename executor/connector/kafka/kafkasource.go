@@ -213,9 +213,12 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr r
 	} else {
 		s.cl, err = kgo.NewClient(append(base,
 			kgo.ConsumerGroup(s.group), kgo.ConsumeTopics(s.topic),
-			// (franz-go's default, named: a rebalance moves only the
-			// partitions that change owner, the others keep flowing)
-			kgo.Balancers(kgo.CooperativeStickyBalancer()),
+			// partition i of every topic of the job to one process, so
+			// a join's co-partitioned inputs move together (SPEC 2.5),
+			// cooperative and sticky: a rebalance moves only the
+			// partitions that change owner, the others keep flowing;
+			// cooperative-sticky for a group of older members
+			kgo.Balancers(CoPartitionBalancer(s.job.processKey()), kgo.CooperativeStickyBalancer()),
 			kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
 			kgo.AdjustFetchOffsetsFn(s.adjustOffsets),
 			kgo.OnPartitionsRevoked(s.lose), kgo.OnPartitionsLost(s.lose),
