@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -74,7 +75,15 @@ type derivedSource struct {
 	waits, dirty bool
 	// ready gets a token (cap 1) after each message a part sends
 	ready chan struct{}
+	// tick ends idle's wait after derivedTick (made at its first wait)
+	tick *time.Timer
 }
+
+// derivedTick is how long idle waits for a part's message before it returns
+// ErrWaiting anyway, as a live source's tick does (connector's tickEvery):
+// a join reading the relation and another input then reads the other one
+// meanwhile, and a table sink renders.
+const derivedTick = 250 * time.Millisecond
 
 // errNotReady is fill's: the part has no message ready (a polled part,
 // derivedSource.waits).
@@ -256,15 +265,23 @@ func (ds *derivedSource) turnRows(b *vector.Batch) error {
 // idle is called when no live part of a polled relation
 // (derivedSource.waits) has a message ready: it returns ErrWaiting when
 // rows were given since the last time it did, else it waits until a part
-// sends a message (or the job ends).
+// sends a message (nil), derivedTick passes (ErrWaiting) or the job ends.
 func (ds *derivedSource) idle() error {
 	if ds.dirty {
 		ds.dirty = false
 		return ErrWaiting
 	}
+	if ds.tick == nil {
+		ds.tick = time.NewTimer(derivedTick)
+	} else {
+		ds.tick.Reset(derivedTick)
+	}
+	defer ds.tick.Stop()
 	select {
 	case <-ds.ready:
 		return nil
+	case <-ds.tick.C:
+		return ErrWaiting
 	case <-ds.ctx.Done():
 		return ds.ctx.Err()
 	}

@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,10 +25,11 @@ import (
 func TestDerivedRelationRowsShowAtOnce(t *testing.T) {
 	const ddl = `CREATE STREAM kv (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='log.csv', 'follow'='true');
 CREATE STREAM raw (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='log.csv', 'follow'='true');
+CREATE STREAM raw2 (k VARCHAR, ts BIGINT) WITH ('connector'='file', 'path'='log2.csv', 'follow'='true');
 CREATE STREAM dim (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='dim.csv');
 `
 	type step struct {
-		add  string   // lines appended to log.csv
+		add  string   // lines appended to log.csv (to log2.csv after a "2:")
 		want []string // the output lines they make
 	}
 	cases := []struct {
@@ -53,23 +55,33 @@ SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(ts), IN
 			{"a,100\nb,900\nc,1000\n", []string{"window_start,n", "0,2"}}, {"d,2500\n", []string{"1000,1"}}}},
 		{"lookup join of a subquery", `SELECT s.k, d.name FROM (SELECT k FROM raw WHERE ts > 0) s JOIN dim d ON s.k = d.k;`, []step{
 			{"a,1\n", []string{"k,name", "a,Anna"}}, {"c,2\nb,3\n", []string{"b,Bob"}}}},
+		// a join of two unbounded relations read by turns: the quiet one
+		// holds back neither the other's rows nor the pairs (a relation's
+		// source that waits returns ErrWaiting, as a live source ticks)
+		{"join of two subqueries", `SELECT a.k, a.ts, b.ts AS t2 FROM (SELECT * FROM raw WHERE ts > 0) a JOIN (SELECT * FROM raw2 WHERE ts > 0) b ON a.k = b.k;`, []step{
+			{"a,1\n", nil}, {"2:a,2\n", []string{"k,ts,t2", "a,1,2"}}, {"a,3\n", []string{"a,3,2"}}, {"2:a,4\n", []string{"a,1,4", "a,3,4"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for name, text := range map[string]string{"log.csv": "", "dim.csv": "a,Anna\nb,Bob\n"} {
+			for name, text := range map[string]string{"log.csv": "", "log2.csv": "", "dim.csv": "a,Anna\nb,Bob\n"} {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
 			l := startLive(t, dir, ddl+c.sql, "--format", "csv")
-			f, err := os.OpenFile(filepath.Join(dir, "log.csv"), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			for _, s := range c.steps {
-				if _, err := f.WriteString(s.add); err != nil {
+				name, add := "log.csv", s.add
+				if rest, ok := strings.CutPrefix(add, "2:"); ok {
+					name, add = "log2.csv", rest
+				}
+				f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = f.WriteString(add)
+				f.Close()
+				if err != nil {
 					t.Fatal(err)
 				}
 				l.expect(s.want...)
