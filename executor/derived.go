@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -60,7 +61,33 @@ type derivedSource struct {
 	fail      error
 	lateR     Step
 	sel       []int32
+	// waits: the relation is unbounded, so its parts are polled, not
+	// waited for one by one: Next gives the rows of a part that has some
+	// ready (by turns: the part whose turn it is when it has, else the
+	// next that has; in event-time order: the rows before a part that has
+	// none ready), and when none has, ErrWaiting if rows were given since
+	// the last ErrWaiting (dirty), as a live source does
+	// (connector.ErrWaiting: the reading job flushes its sinks, so its
+	// rows show while the input waits, SPEC 4, and the live table
+	// redraws), else it waits until a part sends (ready). A quiet part
+	// then holds back neither the other parts' rows nor the output. A
+	// bounded relation's Next waits for each part in turn, as before.
+	waits, dirty bool
+	// ready gets a token (cap 1) after each message a part sends
+	ready chan struct{}
+	// tick ends idle's wait after derivedTick (made at its first wait)
+	tick *time.Timer
 }
+
+// derivedTick is how long idle waits for a part's message before it returns
+// ErrWaiting anyway, as a live source's tick does (connector's tickEvery):
+// a join reading the relation and another input then reads the other one
+// meanwhile, and a table sink renders.
+const derivedTick = 250 * time.Millisecond
+
+// errNotReady is fill's: the part has no message ready (a polled part,
+// derivedSource.waits).
+var errNotReady = errors.New("derived relation: no rows ready")
 
 // derivedPart is one running part of a derived relation.
 type derivedPart struct {
@@ -120,7 +147,7 @@ func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *de
 	// stream read half its rows), and their offsets would commit apart from
 	// the reading job's sinks (SPEC 2.5; plan.Derived.Group, EXPLAIN says so).
 	buildSide = buildSide || d.Group() != ""
-	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide}
+	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide, waits: !st.Bounded(), ready: make(chan struct{}, 1)}
 	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil
 }
@@ -131,7 +158,7 @@ func (ds *derivedSource) start() {
 		n := max(derivedBatches, 1)
 		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, n), done: make(chan struct{}), free: make(chan *vector.Batch, n)}
 		ds.parts = append(ds.parts, p)
-		cs := &captureSink{ctx: ds.ctx, ch: p.ch, job: job, free: p.free, limit: n, stampCol: -1}
+		cs := &captureSink{ctx: ds.ctx, ch: p.ch, ready: ds.ready, job: job, free: p.free, limit: n, stampCol: -1}
 		if ds.d.Stamps && job.Main != nil {
 			cs.stampCol = job.WatermarkCol
 			cs.streamWm = ds.d.StreamWatermarks
@@ -142,16 +169,14 @@ func (ds *derivedSource) start() {
 			if err == nil {
 				err = cs.flush()
 			}
-			select {
-			case p.ch <- derivedMsg{end: true, stats: &stats, err: err}:
-			case <-ds.ctx.Done():
-			}
+			cs.send(derivedMsg{end: true, stats: &stats, err: err})
 		}()
 	}
 }
 
 // Next implements Source: the relation's next rows, io.EOF once every part
-// has ended.
+// has ended, or ErrWaiting (with no row) when an unbounded relation's part
+// has none ready after rows were given (derivedSource.waits).
 func (ds *derivedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	if ds.parts == nil {
 		ds.start()
@@ -189,41 +214,90 @@ func (ds *derivedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		ds.rows++
 		b.Pos[i] = ds.rows
 	}
+	ds.dirty = ds.dirty || b.N > 0
 	return nil
 }
 
 // turnRows gives rows of the part whose turn it is (then the next part's
-// turn comes).
+// turn comes), or nothing when it ended. Polled (derivedSource.waits), a
+// part with no rows ready passes its turn to the next, and when no part
+// has any, idle decides.
 func (ds *derivedSource) turnRows(b *vector.Batch) error {
-	for ds.parts[ds.next].ended {
-		ds.next = (ds.next + 1) % len(ds.parts)
-	}
-	p := ds.parts[ds.next]
-	if err := ds.fill(p); err != nil {
-		return err
-	}
-	if p.head != nil {
-		n := min(p.head.N-p.at, vector.Cap-b.N)
-		b.AppendRows(p.head, p.at, p.at+n)
-		p.at += n
-		if p.at == p.head.N {
-			p.release()
+	for {
+		live := false
+		for range ds.parts {
+			p := ds.parts[ds.next]
+			if p.ended {
+				ds.next = (ds.next + 1) % len(ds.parts)
+				continue
+			}
+			live = true
+			err := ds.fill(p)
+			if errors.Is(err, errNotReady) {
+				ds.next = (ds.next + 1) % len(ds.parts)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if p.head != nil {
+				n := min(p.head.N-p.at, vector.Cap-b.N)
+				b.AppendRows(p.head, p.at, p.at+n)
+				p.at += n
+				if p.at == p.head.N {
+					p.release()
+				}
+			}
+			if p.head == nil {
+				ds.next = (ds.next + 1) % len(ds.parts)
+			}
+			return nil
+		}
+		if !live {
+			return nil
+		}
+		if err := ds.idle(); err != nil {
+			return err
 		}
 	}
-	if p.head == nil {
-		ds.next = (ds.next + 1) % len(ds.parts)
+}
+
+// idle is called when no live part of a polled relation
+// (derivedSource.waits) has a message ready: it returns ErrWaiting when
+// rows were given since the last time it did, else it waits until a part
+// sends a message (nil), derivedTick passes (ErrWaiting) or the job ends.
+func (ds *derivedSource) idle() error {
+	if ds.dirty {
+		ds.dirty = false
+		return ErrWaiting
 	}
-	return nil
+	if ds.tick == nil {
+		ds.tick = time.NewTimer(derivedTick)
+	} else {
+		ds.tick.Reset(derivedTick)
+	}
+	defer ds.tick.Stop()
+	select {
+	case <-ds.ready:
+		return nil
+	case <-ds.tick.C:
+		return ErrWaiting
+	case <-ds.ctx.Done():
+		return ds.ctx.Err()
+	}
 }
 
 // mergeRows gives rows of a UNION ALL in event-time order: while every live
 // part has a head row, the earliest (the first part on a tie). With the
 // parts' watermark stamps (plan.Derived.Stamps) each row carries the least
 // of the live parts' watermarks before their head rows (NULL when one is
-// unset), the union's (SPEC 2.6).
+// unset), the union's (SPEC 2.6). Polled (derivedSource.waits), it gives
+// the rows taken so far when a live part has no row ready, and idle
+// decides when it has taken none.
 func (ds *derivedSource) mergeRows(b *vector.Batch) error {
 	tc := ds.d.TimeCol
 	wc := len(ds.st.Columns) // (the stamps' column, after the relation's)
+next:
 	for b.N < vector.Cap {
 		best := -1
 		var bt int64
@@ -232,7 +306,15 @@ func (ds *derivedSource) mergeRows(b *vector.Batch) error {
 			if p.ended {
 				continue
 			}
-			if err := ds.fill(p); err != nil {
+			if err := ds.fill(p); errors.Is(err, errNotReady) {
+				if b.N > 0 {
+					return nil
+				}
+				if err := ds.idle(); err != nil {
+					return err
+				}
+				continue next
+			} else if err != nil {
 				return err
 			}
 			if p.head == nil {
@@ -281,14 +363,22 @@ func (p *derivedPart) release() {
 
 // fill makes p.head hold main rows, unless p has ended: it takes p's
 // messages in order, passing on its other rows and its malformed rows, and
-// at its end its stats.
+// at its end its stats. A polled part (derivedSource.waits) with no
+// message ready gives errNotReady instead of waiting for one.
 func (ds *derivedSource) fill(p *derivedPart) error {
 	for p.head == nil && !p.ended {
 		var m derivedMsg
 		select {
 		case m = <-p.ch:
-		case <-ds.ctx.Done():
-			return ds.ctx.Err()
+		default:
+			if ds.waits {
+				return errNotReady
+			}
+			select {
+			case m = <-p.ch:
+			case <-ds.ctx.Done():
+				return ds.ctx.Err()
+			}
 		}
 		switch {
 		case m.end:
@@ -377,6 +467,7 @@ func (ds *derivedSource) Close() error {
 type captureSink struct {
 	ctx    context.Context
 	ch     chan<- derivedMsg
+	ready  chan<- struct{} // derivedSource.ready
 	job    *plan.Job
 	cur    *vector.Batch
 	curOut int
@@ -609,13 +700,18 @@ func (c *captureSink) flush() error {
 	return c.send(m)
 }
 
+// send sends m to the reading job, with a token on c.ready.
 func (c *captureSink) send(m derivedMsg) error {
 	select {
 	case c.ch <- m:
-		return nil
 	case <-c.ctx.Done():
 		return c.ctx.Err()
 	}
+	select {
+	case c.ready <- struct{}{}:
+	default: // (a token is there already)
+	}
+	return nil
 }
 
 // Errors implements Sink: the rows are copied and sent.

@@ -1023,13 +1023,11 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	var hide []ast.ExprNode
 	items := orderItemsByAlias(q)
 	// an item naming a select alias, or a position, reads that column
-	alias := map[int]int{} // item -> visible column
+	alias := map[int]int{}    // item -> select list field (-1 - its index)
+	position := map[int]int{} // item -> output column (from 1; resolved once * is expanded)
 	for k, it := range items {
 		if pe, ok := it.Expr.(*ast.PositionExpr); ok {
-			if pe.N < 1 || pe.N > len(q.Fields.Fields) || q.Fields.Fields[pe.N-1].WildCard != nil {
-				return nil, parser.Errorf(loc.pos(it.Expr), "ORDER BY %d: the select list has no column %d", pe.N, pe.N)
-			}
-			alias[k] = -pe.N // (resolved below)
+			position[k] = pe.N
 			continue
 		}
 		if cn, ok := it.Expr.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
@@ -1070,7 +1068,14 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	var ord []string
 	for k, it := range items {
 		col := -1
-		if a, ok := alias[k]; ok {
+		if n, ok := position[k]; ok {
+			// a position counts the output's columns, a * expanded (Flink's
+			// sort by ordinal), so it also orders a UNION ALL's rows
+			if n < 1 || n > in.visible {
+				return nil, parser.Errorf(loc.pos(it.Expr), "ORDER BY %d: the select list has no column %d (it has %d)", n, n, in.visible)
+			}
+			col = n - 1
+		} else if a, ok := alias[k]; ok {
 			f := q.Fields.Fields[-a-1]
 			for i := 0; i < in.visible; i++ {
 				if in.sp.fieldOf[i] == f {

@@ -55,6 +55,10 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		{"SELECT t.k, ⟦zz⟧ FROM $T t JOIN b ON t.k = b.k WHERE t.rn <= 2", "unknown column"},
 		{"SELECT t.k, t.p, ⟦t.rn⟧ FROM $D t JOIN b ON t.k = b.k WHERE t.rn = 1", "deduplication keeping the first row"},
 		{"WITH t AS $T SELECT t.k, t.p FROM b FULL JOIN t ON t.k = b.k WHERE ⟦rn IS NULL OR rn <= 2⟧", "whose rows an outer join pads"},
+		// (every condition a NULL rank may pass says so, not that WHERE drops the padded rows)
+		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦t.rn <= 2 OR t.rn IS NULL⟧", "a NULL rank may pass this condition"},
+		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦t.rn IS NULL⟧", "a NULL rank may pass this condition"},
+		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦COALESCE(t.rn, 0) <= 2⟧", "keeps the rows whose rank is at most N"}, // (not a bound of the rank)
 		{"WITH t AS $T SELECT k FROM t WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
 	} {
 		sub := topN

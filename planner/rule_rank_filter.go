@@ -343,7 +343,7 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 			continue // (rn IS NOT NULL: a rank never is, so it holds for every row; the padded ones it rejected made the join INNER)
 		}
 		if on.nullable {
-			return nil, parser.Errorf(sel.Locate(c), "this WHERE condition bounds the rank %s of %s, whose rows an outer join pads (a padded row's rank is NULL, so WHERE drops it): write an INNER JOIN for the same rows, or bound the rank inside: (SELECT * FROM (…) WHERE %s <= N) AS %s", on.rn.O, on.qualCase, on.rn.O, on.qualCase)
+			return nil, parser.Errorf(sel.Locate(c), "this WHERE condition bounds the rank %s of %s, whose rows an outer join pads (a padded row's rank is NULL, and a NULL rank may pass this condition, so it neither bounds the Top-N nor drops the padded rows): write an INNER JOIN for the same rows, or bound the rank inside: (SELECT * FROM (…) WHERE %s <= N) AS %s", on.rn.O, on.qualCase, on.rn.O, on.qualCase)
 		}
 		on.bound = append(on.bound, c)
 		bound = true

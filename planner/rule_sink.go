@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -117,12 +118,22 @@ func (p *Planner) sinkStream(name string, pos int) (*catalog.Stream, error) {
 var deadLetterColumns = []string{"stream", "position", "raw", "error"}
 
 // ruleDeadLetters resolves 'errors.stream' of the streams the query reads (its
-// FROM stream and its join's build side) into Branch.DeadLetters: the stream
-// must be a sink with four VARCHAR columns stream, position, raw, error.
+// FROM stream, its semi join's build side, and a join's two inputs, SPEC
+// 2.7) into Branch.DeadLetters: the stream must be a sink with four VARCHAR
+// columns stream, position, raw, error. (A join's inputs were left out: their
+// malformed rows went to the errors side output while the end-of-job notice
+// named the dead-letter stream, which was never opened.)
 func ruleDeadLetters(sp *selectPlan) error {
 	read := []*catalog.Stream{sp.st}
 	if sp.j != nil {
 		read = append(read, sp.j.Build)
+	}
+	if sp.both != nil {
+		for _, in := range sp.both.Inputs {
+			if !slices.Contains(read, in.Stream) {
+				read = append(read, in.Stream)
+			}
+		}
 	}
 	for _, r := range read {
 		rc := r.Shared()

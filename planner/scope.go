@@ -103,11 +103,16 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 	tbl, col := n.Name.Table.O, n.Name.Name.O
 	found, foundRel := -1, -1
 	var typ catalog.Type
+	var amb []relation // the relations an ambiguous col is found in
 	for ri, r := range s.rels {
 		if tbl != "" && !strings.EqualFold(tbl, r.name) {
 			continue
 		}
 		if i := r.stream.Column(col); i >= 0 {
+			if len(amb) > 0 {
+				amb = append(amb, r)
+				continue
+			}
 			if found >= 0 {
 				if len(s.rels) > 1 && s.prefer == ri {
 					found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
@@ -116,10 +121,14 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 				if len(s.rels) > 1 && s.prefer == foundRel {
 					continue
 				}
-				return 0, 0, parser.Errorf(s.pos(n), "%s", ambiguousText(col, s.rels[foundRel], r))
+				amb = append(amb, s.rels[foundRel], r)
+				continue
 			}
 			found, typ, foundRel = r.offset+i, r.stream.Columns[i].Type, ri
 		}
+	}
+	if len(amb) > 0 {
+		return 0, 0, parser.Errorf(s.pos(n), "%s", ambiguousText(col, amb))
 	}
 	if found < 0 && s.hidden != "" && strings.EqualFold(tbl, s.hidden) {
 		return 0, 0, parser.Errorf(s.pos(n), "%s.%s is a column of the join's build side %s: a semi or anti join outputs left rows only, so only the left stream's columns can be selected", catalog.QuoteName(tbl), col, catalog.QuoteName(s.hidden))
@@ -264,21 +273,40 @@ func (r relation) unaliased() bool { return unaliased(r.name, r.stream) }
 func (r relation) text() string    { return relText(r.name, r.stream) }
 
 // ambiguousText is the message of an unqualified column col that relations
-// a and b both have (SPEC 2.7: it lists both qualified names): what to
-// write instead, a subquery without an alias given one first.
-func ambiguousText(col string, a, b relation) string {
-	if !a.unaliased() && !b.unaliased() {
-		return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and %s.%s; qualify it with a stream name or alias", col, a.text(), col, b.text(), col)
+// rels (two or more, in FROM order) all have (SPEC 2.7: it lists every
+// qualified name, "x.id, y.id and z.id"): what to write instead, a
+// subquery without an alias given one first.
+func ambiguousText(col string, rels []relation) string {
+	var names []string
+	var other *relation // (the first relation with a name)
+	for k, r := range rels {
+		if r.unaliased() {
+			continue
+		}
+		names = append(names, r.text()+"."+col)
+		if other == nil {
+			other = &rels[k]
+		}
 	}
-	other := a
-	if a.unaliased() {
-		other = b
+	if len(names) == len(rels) {
+		return fmt.Sprintf("column '%s' is ambiguous: it is %s; qualify it with a stream name or alias", col, andList(names))
+	}
+	if other == nil { // (two subqueries without an alias are refused before, as relations of one name)
+		return fmt.Sprintf("column '%s' is ambiguous; give each subquery an alias, (SELECT …) AS s, and qualify it", col)
 	}
 	alias := "s"
-	if strings.EqualFold(other.name, alias) {
-		alias = "q"
+	for _, r := range rels {
+		if strings.EqualFold(r.name, alias) {
+			alias = "q"
+		}
 	}
-	return fmt.Sprintf("column '%s' is ambiguous: it is %s.%s and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS %s, and write %s.%s or %s.%s", col, other.text(), col, alias, other.text(), col, alias, col)
+	names = append(names, "a column of the subquery without an alias")
+	return fmt.Sprintf("column '%s' is ambiguous: it is %s; give the subquery an alias, (SELECT …) AS %s, and write %s.%s or %s.%s", col, andList(names), alias, other.text(), col, alias, col)
+}
+
+// andList joins two or more items as "a, b and c".
+func andList(items []string) string {
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func (s *scope) pos(n ast.Node) int {

@@ -171,6 +171,10 @@ CREATE STREAM sinkout (id VARCHAR) WITH ('connector'='file', 'path'='out.csv', '
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT l.id FROM l JOIN r ON l.v > r.v", "needs at least one equality between its two sides"},
 		{"SELECT id FROM l JOIN r ON l.id = r.id", "column 'id' is ambiguous: it is l.id and r.id"},
+		// every relation that has the column is named (it named the first two of three)
+		{"SELECT v FROM l JOIN r ON l.id = r.id JOIN l AS x ON x.id = l.id", "column 'v' is ambiguous: it is l.v, r.v and x.v"},
+		{"SELECT l.id FROM l, r, l AS x WHERE l.id = r.id AND x.id = r.id AND ts > 0", "column 'ts' is ambiguous: it is l.ts, r.ts and x.ts"},
+		{"SELECT l.id FROM l JOIN r ON l.id = r.id JOIN (SELECT id, v FROM u) ON v = l.v", "column 'v' is ambiguous: it is l.v, r.v and a column of the subquery without an alias; give the subquery an alias, (SELECT …) AS s, and write l.v or s.v"},
 		{"SELECT l.id FROM l JOIN r ON l.id = r.v", "are of two types"},
 		{"SELECT l.id FROM l JOIN l ON l.id = l.id", "give each an alias"},
 		// an updating result into a sink that accepts only inserts (SPEC 2.8), naming the operator

@@ -32,21 +32,30 @@ func checkPlanErrors(t *testing.T, cases []planErrCase) {
 }
 
 // TestPositionalByErrors: GROUP BY 1 is refused at the number, and says
-// positions are not supported (finding 11); ORDER BY 1 reads the select
-// list's first column (SPEC 2.9), and a position past its end is refused at
-// the number.
+// positions are not supported (finding 11); ORDER BY 1 reads the output's
+// first column (SPEC 2.9), counted with a * expanded (Flink's sort by
+// ordinal), so it also orders SELECT * and a UNION ALL's rows (it was
+// refused there: the select list's * counted as one field), and a position
+// past the output's end is refused at the number, saying how many it has.
 func TestPositionalByErrors(t *testing.T) {
 	decl := "CREATE STREAM s (k VARCHAR, ts BIGINT) WITH ('connector'='values');\n"
 	checkPlanErrors(t, []planErrCase{
 		{"group by 1", decl + "SELECT k FROM s GROUP BY 1;", "positional GROUP BY (GROUP BY 1) is not supported", "line 2, column 26"},
 		{"group by k, 1", decl + "SELECT k, COUNT(*) AS n FROM s GROUP BY k, 1;", "positional GROUP BY", "line 2, column 44"},
 		{"group by 2 in a window", decl + "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE s, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n  GROUP BY window_start, 2;", "positional GROUP BY (GROUP BY 2)", "line 3, column 26"},
-		{"order by k, 2", decl + "SELECT k FROM s ORDER BY k DESC, 2;", "ORDER BY 2: the select list has no column 2", "line 2, column 34"},
+		{"order by k, 2", decl + "SELECT k FROM s ORDER BY k DESC, 2;", "ORDER BY 2: the select list has no column 2 (it has 1)", "line 2, column 34"},
+		{"order by 3 of *", decl + "SELECT * FROM s ORDER BY 3;", "ORDER BY 3: the select list has no column 3 (it has 2)", "line 2, column 26"},
+		{"order by 0", decl + "SELECT * FROM s ORDER BY 0;", "ORDER BY 0: the select list has no column 0", "line 2, column 26"},
+		{"order by 3 of a union", decl + "SELECT k, ts FROM s UNION ALL SELECT k, ts FROM s ORDER BY 3;", "ORDER BY 3: the select list has no column 3 (it has 2)", "line 2, column 60"},
 	})
 	insert := "INSERT INTO s VALUES ('b', 1), ('a', 2), ('a', 1);\n"
 	for q, want := range map[string]string{
-		"SELECT k, COUNT(*) FROM s GROUP BY k ORDER BY 1;": "k,COUNT(*)\na,2\nb,1\n",
-		"SELECT k, ts FROM s ORDER BY 2, 1;":               "k,ts\na,1\nb,1\na,2\n",
+		"SELECT k, COUNT(*) FROM s GROUP BY k ORDER BY 1;":                                                 "k,COUNT(*)\na,2\nb,1\n",
+		"SELECT k, ts FROM s ORDER BY 2, 1;":                                                               "k,ts\na,1\nb,1\na,2\n",
+		"SELECT * FROM s ORDER BY 2, 1;":                                                                   "k,ts\na,1\nb,1\na,2\n",
+		"SELECT *, ts * 10 AS t FROM s ORDER BY 3 DESC, 1;":                                                "k,ts,t\na,2,20\na,1,10\nb,1,10\n",
+		"SELECT * FROM (SELECT k, ts FROM s) ORDER BY 2 DESC LIMIT 1;":                                     "k,ts\na,2\n",
+		"SELECT k, ts FROM s UNION ALL SELECT k, ts + 10 FROM s WHERE k = 'a' ORDER BY 2 DESC, 1 LIMIT 3;": "k,ts\na,12\na,11\na,2\n",
 	} {
 		out, errs, code := runSQL(t, nil, decl+insert+q, "--format", "csv")
 		if code != 0 || out != want {
