@@ -37,6 +37,9 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 	if parser.IsPlaceholder(name) {
 		for i := len(p.scopes) - 1; i >= 0; i-- {
 			if rel := p.scopes[i].derived[name]; rel != nil {
+				if r := p.simplerRels[tn]; r != nil {
+					rel = r // (its outer joins simplified by the reader's WHERE)
+				}
 				return p.planRelation(rel, "subquery", "subquery", p.Source)
 			}
 		}
@@ -51,7 +54,11 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 			// lexical scope: the definition sees the definitions before it
 			saved := p.scopes
 			p.scopes = append(saved[:i:i], relScope{ctes: ctes[:k]})
-			st, err := p.planRelation(c.Rel, "WITH", c.Name, p.Source)
+			rel := c.Rel
+			if r := p.simplerRels[tn]; r != nil {
+				rel = r // (its outer joins simplified by the reader's WHERE)
+			}
+			st, err := p.planRelation(rel, "WITH", c.Name, p.Source)
 			p.scopes = saved
 			return st, err
 		}
