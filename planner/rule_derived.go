@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -64,7 +65,17 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 		}
 	}
 	if v := p.Cat.LookupView(name); v != nil {
-		if rv, ok := v.Query.(*rankedView); ok {
+		if rv, ok := v.Query.(*viewQuery); ok && rv.rn.L == "" {
+			if r := p.simplerRels[tn]; r != nil {
+				// (its outer joins simplified by the reader's WHERE: the
+				// view's query planned here, in its own script and scope)
+				p.readView(rv, r)
+				saved := p.scopes
+				p.scopes = nil
+				defer func() { p.scopes = saved }()
+				return p.planRelation(r, "view", v.Name, p.Source)
+			}
+		} else if ok {
 			return nil, parser.Errorf(pos, "view %s ranks its rows (%s) without a bound: read it with one, SELECT … FROM %s WHERE %s <= N (a Top-N, SPEC 2.9; the view's query is planned where it is read, as Flink inlines views), or bound the rank inside the view", v.Name, rv.rn.O, v.Name, rv.rn.O)
 		}
 		return v.Stream, nil
@@ -72,14 +83,18 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 	return nil, nil
 }
 
-// rankedView is the query of a view whose select list ranks rows without
-// a bound (CREATE VIEW v AS SELECT *, ROW_NUMBER() OVER (…) AS rn FROM t),
-// kept in catalog.View.Query: a reader that bounds its rank (SELECT * FROM
-// v WHERE rn <= 3, or through a join) plans the view's query there, with
-// that bound, as a Top-N (topNInFrom, as for a WITH name: Flink inlines
-// views, so the bound reaches the ranking); rel is the query, file its
-// script (its offsets' and texts'), rn the rank column.
-type rankedView struct {
+// viewQuery is the query of a view that its readers may plan where they
+// read it, as Flink inlines views, kept in catalog.View.Query: one whose
+// select list ranks rows without a bound (CREATE VIEW v AS SELECT *,
+// ROW_NUMBER() OVER (…) AS rn FROM t), which a reader that bounds its rank
+// (SELECT * FROM v WHERE rn <= 3, or through a join) plans with that bound
+// as a Top-N (topNInFrom, as for a WITH name, so the bound reaches the
+// ranking); or one that only filters and projects an outer join, which a
+// reader whose WHERE rejects the NULLs it pads plans with the join
+// simplified (simplifyOuterJoinsByWhere), other readers reading the
+// relation planned at CREATE VIEW. rel is the query, file its script (its
+// offsets' and texts'), rn the rank column (empty for the second kind).
+type viewQuery struct {
 	rel  *parser.Relation
 	file *parser.File
 	rn   ast.CIStr
@@ -88,6 +103,20 @@ type rankedView struct {
 	// dropped after (the session's viewFileStreams): a reader finds them
 	// here (Planner.viewFiles)
 	files map[string]*catalog.Stream
+}
+
+// readView makes the query of view rv, planned here as rel (its own or a
+// copy of it), read with its own script (Planner.relFiles) and the streams
+// of the files it reads by a quoted name (Planner.viewFiles).
+func (p *Planner) readView(rv *viewQuery, rel *parser.Relation) {
+	if p.relFiles == nil {
+		p.relFiles = map[*parser.Relation]*parser.File{}
+	}
+	p.relFiles[rel] = rv.file
+	if p.viewFiles == nil {
+		p.viewFiles = map[string]*catalog.Stream{}
+	}
+	maps.Copy(p.viewFiles, rv.files)
 }
 
 // rankColumn returns the rank column of rel when rel is one SELECT whose
@@ -142,17 +171,17 @@ func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
 }
 
 // ViewQuery returns what catalog.View.Query keeps of view cv (planned by
-// PlanView): a *rankedView when its query ranks rows without a bound, nil
-// otherwise (the view's relation is then the one PlanView gave).
+// PlanView): a *viewQuery when its query ranks rows without a bound or
+// only filters and projects an outer join, nil otherwise (the view's relation is then the one PlanView gave).
 //
 // Call it while the streams of the files the view reads by a quoted name
 // are declared (as PlanView): the view keeps them for its readers.
 func (p *Planner) ViewQuery(cv *parser.CreateView) any {
 	rn, ok := rankColumn(cv.Rel)
-	if !ok {
+	if !ok && !p.filtersOuterJoin(cv.Rel) {
 		return nil
 	}
-	rv := &rankedView{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}
+	rv := &viewQuery{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}
 	var walk func(rel *parser.Relation)
 	walk = func(rel *parser.Relation) {
 		for _, sel := range rel.Selects {

@@ -12,7 +12,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
-	"streamql/catalog"
 	"streamql/parser"
 )
 
@@ -467,16 +466,9 @@ func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLea
 	}
 	if l == nil && !parser.IsPlaceholder(name) && p.Cat != nil {
 		if v := p.Cat.LookupView(name); v != nil {
-			if rv, ok := v.Query.(*rankedView); ok { // (a view read where its rank is bounded: its query planned here)
+			if rv, ok := v.Query.(*viewQuery); ok { // (a view read where its rank is bounded: its query planned here)
 				l = &rankLeaf{tn: tn, rel: rv.rel, kind: "view", name: v.Name}
-				if p.relFiles == nil {
-					p.relFiles = map[*parser.Relation]*parser.File{}
-				}
-				p.relFiles[rv.rel] = rv.file
-				if p.viewFiles == nil {
-					p.viewFiles = map[string]*catalog.Stream{}
-				}
-				maps.Copy(p.viewFiles, rv.files)
+				p.readView(rv, rv.rel)
 			}
 		}
 	}

@@ -24,16 +24,16 @@ import (
 // "type: LEFT -> INNER (WHERE b.x > 0 rejects NULL rows)".
 //
 // It looks at sel's own WHERE over the joins of its FROM, and pushes it
-// into the FROM entries that read a subquery or WITH name of one SELECT
-// that only filters and projects an outer join (no GROUP BY, HAVING,
+// into the FROM entries that read a subquery, WITH name or view of one
+// SELECT that only filters and projects an outer join (no GROUP BY, HAVING,
 // DISTINCT, aggregate or window function, ORDER BY or LIMIT: pushing a
 // filter into such a query keeps its rows): a conjunct on such an entry's
 // columns rejects the NULLs of a side of the entry's join when the
 // expressions its select list computes them by are NULL for that side's
 // padded rows. Such an entry then reads a copy of the relation with that
-// join simplified (Planner.simplerRels, derivedSource); the WHERE stays
-// the outer query's. A view is planned when it is declared, so a WHERE
-// over a view does not simplify the view's join.
+// join simplified (Planner.simplerRels, derivedSource; a view's query,
+// which the view keeps for that, ViewQuery, planned in its own script and
+// scope); the WHERE stays the outer query's.
 //
 // sel and the script's AST are never changed: it returns sel itself when
 // nothing simplifies, a copy otherwise (the statement's text, which the
@@ -189,8 +189,9 @@ func (p *Planner) ojLeaves(sel *parser.Select, n ast.ResultSetNode, leaves *[]*o
 }
 
 // ojColumns fills in the columns of FROM entry l (name tn, of sel): a
-// stream's or view's from the catalog; a subquery's or WITH name's of one
-// SELECT from its select list (a * over streams expanded), with the
+// stream's or view's from the catalog; a subquery's, WITH name's or
+// filtering view's (ViewQuery) of one SELECT from its select list (a *
+// over streams expanded), with the
 // relation when that SELECT only filters and projects rows (no GROUP BY,
 // HAVING, DISTINCT, aggregate or window function, ORDER BY, LIMIT, window
 // TVF or UNNEST) of a join.
@@ -208,6 +209,16 @@ func (p *Planner) ojColumns(sel *parser.Select, tn *ast.TableName, l *ojLeaf) {
 					break find
 				}
 			}
+		}
+	}
+	if v := p.Cat.LookupView(tn.Name.O); rel == nil && v != nil {
+		if rv, ok := v.Query.(*viewQuery); ok && rv.rn.L == "" {
+			// (a view that filters and projects an outer join: its query
+			// seen from its own scope, not the reader's)
+			rel = rv.rel
+			saved := p.scopes
+			p.scopes = nil
+			defer func() { p.scopes = saved }()
 		}
 	}
 	if rel == nil {
@@ -269,16 +280,47 @@ func (p *Planner) ojColumns(sel *parser.Select, tn *ast.TableName, l *ojLeaf) {
 	for c := range fields {
 		l.cols[c] = true
 	}
-	plain := len(inSides) > 0 && iq.GroupBy == nil && iq.Having == nil && !iq.Distinct && iq.OrderBy == nil &&
-		iq.Limit == nil && iq.WindowSpecs == nil && in.Window == nil && in.Unnest == nil
-	for _, f := range iq.Fields.Fields {
-		if f.Expr != nil && (hasAgg(f.Expr) || hasWindowFunc(f.Expr)) {
-			plain = false
-		}
-	}
-	if plain {
+	if len(inSides) > 0 && onlyFilters(in) {
 		l.rel, l.fields, l.leaves, l.sides = rel, fields, inLeaves, inSides
 	}
+}
+
+// onlyFilters reports whether SELECT sel only filters and projects the
+// rows of its FROM: no GROUP BY, HAVING, DISTINCT, aggregate or window
+// function, ORDER BY, LIMIT, window TVF or UNNEST.
+func onlyFilters(sel *parser.Select) bool {
+	q := sel.Query
+	if q == nil || q.Fields == nil || q.GroupBy != nil || q.Having != nil || q.Distinct || q.OrderBy != nil ||
+		q.Limit != nil || q.WindowSpecs != nil || sel.Window != nil || sel.Unnest != nil {
+		return false
+	}
+	for _, f := range q.Fields.Fields {
+		if f.Expr != nil && (hasAgg(f.Expr) || hasWindowFunc(f.Expr)) {
+			return false
+		}
+	}
+	return true
+}
+
+// filtersOuterJoin reports whether rel, a view's query, is one SELECT that
+// only filters and projects (onlyFilters) a FROM with an outer join: a
+// reader's WHERE may then simplify that join (simplifyOuterJoinsByWhere),
+// so the view keeps its query for its readers (ViewQuery).
+func (p *Planner) filtersOuterJoin(rel *parser.Relation) bool {
+	if len(rel.Selects) != 1 || !onlyFilters(rel.Selects[0]) {
+		return false
+	}
+	sel := rel.Selects[0]
+	if sel.Query.From == nil || sel.Query.From.TableRefs == nil {
+		return false
+	}
+	saved := p.scopes
+	p.scopes = nil
+	defer func() { p.scopes = saved }()
+	var leaves []*ojLeaf
+	var sides []ojSide
+	p.ojLeaves(sel, sel.Query.From.TableRefs, &leaves, &sides)
+	return len(sides) > 0
 }
 
 // resolveOJ returns the FROM entry of leaves that column reference col

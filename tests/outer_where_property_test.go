@@ -185,7 +185,7 @@ func owPredicate(r *rand.Rand, depth int) owPred {
 
 // TestOuterJoinWhereSimplifiedAgainstReference: an outer join (LEFT,
 // RIGHT, FULL) with a random WHERE over both sides' columns, written over
-// the join directly and over a subquery of it, gives the rows of a
+// the join directly, over a subquery of it and over a view of it, gives the rows of a
 // reference that joins by nested loops, pads, then keeps the rows the WHERE
 // is TRUE for by SQL's three-valued logic (SPEC 2.7), whether the planner
 // simplified the join (rule_simplify_outer_join.go: EXPLAIN's "type: LEFT ->
@@ -253,7 +253,9 @@ CREATE STREAM sinkout (lid VARCHAR, x BIGINT, rid VARCHAR, y BIGINT) WITH ('conn
 			return map[string]string{"lid": "a.id", "x": "a.x", "rid": "b.id", "y": "b.y"}[c]
 		}))
 		sub := fmt.Sprintf("SELECT v.lid, v.x, v.rid, v.y FROM (SELECT a.id AS lid, a.x, b.id AS rid, b.y FROM l a %s JOIN r b ON a.id = b.id) v WHERE %s", kind, pred.sql(func(c string) string { return "v." + c }))
-		for _, q := range []string{direct, sub} {
+		view := fmt.Sprintf("SELECT lid, x, rid, y FROM jv WHERE %s", pred.sql(func(c string) string { return c }))
+		ddl += fmt.Sprintf("CREATE VIEW jv AS SELECT a.id AS lid, a.x, b.id AS rid, b.y FROM l a %s JOIN r b ON a.id = b.id;\n", kind)
+		for _, q := range []string{direct, sub, view} {
 			out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
 			if code != 0 {
 				t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
