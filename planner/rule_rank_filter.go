@@ -334,7 +334,7 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 			// Flink's outer-join simplification: this condition drops
 			// every row the outer joins above the entry pad on its side
 			for _, js := range on.pads {
-				rejects[js] = append(rejects[js], exprText(c, sel.Casts))
+				rejects[js] = append(rejects[js], "WHERE "+exprText(c, sel.Casts))
 			}
 			continue
 		}
@@ -489,8 +489,31 @@ type joinSide struct {
 	side int
 }
 
-// simplifyOuterJoins returns sel with the join sides in rejects no longer
-// padded (Flink's outer-join simplification, SPEC 2.7 with 2.9: a WHERE
+// clauses writes the conditions why ("WHERE x", "ON y", each as written)
+// as EXPLAIN names them: those of one clause after it, joined by AND, the
+// clauses in order ("WHERE a AND b, ON c").
+func clauses(why []string) string {
+	var b strings.Builder
+	clause := ""
+	for _, w := range why {
+		kw, cond, _ := strings.Cut(w, " ")
+		switch {
+		case kw == clause:
+			b.WriteString(" AND ")
+		case clause != "":
+			b.WriteString(", ")
+			fallthrough
+		default:
+			b.WriteString(kw + " ")
+		}
+		clause = kw
+		b.WriteString(cond)
+	}
+	return b.String()
+}
+
+// simplifyOuterJoins returns sel with the join sides in rejects (each
+// side's conditions, "WHERE x" or "ON y") no longer padded (Flink's outer-join simplification, SPEC 2.7 with 2.9: a WHERE
 // that rejects NULLs of a padded side keeps no padded row of it): a LEFT
 // JOIN whose right side is rejected, or a RIGHT JOIN whose left side is,
 // becomes an INNER JOIN; a FULL JOIN becomes a LEFT JOIN when its left
@@ -559,7 +582,7 @@ func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide][]string) *pars
 				}
 			}
 			if now != "" && now != was && len(why) > 0 {
-				simplified[&c] = fmt.Sprintf("%s -> %s (WHERE %s rejects NULL rows)", was, now, strings.Join(why, " AND "))
+				simplified[&c] = fmt.Sprintf("%s -> %s (%s rejects NULL rows)", was, now, clauses(why))
 			}
 		} else if k, ok := joins[x]; ok {
 			delete(joins, x)

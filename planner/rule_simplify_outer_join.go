@@ -23,6 +23,11 @@ import (
 // Join node says what the join was and which conjuncts made it what it is:
 // "type: LEFT -> INNER (WHERE b.x > 0 rejects NULL rows)".
 //
+// An INNER join's ON condition does the same to the outer joins inside
+// its inputs (a LEFT JOIN b ON … JOIN c ON c.k = b.k: c.k = b.k is not
+// TRUE for a row b pads, so the INNER join drops it): "(ON c.k = b.k
+// rejects NULL rows)".
+//
 // It looks at sel's own WHERE over the joins of its FROM, and pushes it
 // into the FROM entries that read a subquery, WITH name or view of one
 // SELECT that only filters and projects an outer join (no GROUP BY, HAVING,
@@ -40,7 +45,7 @@ import (
 // Flink export prints, keeps the join as written).
 func (p *Planner) simplifyOuterJoinsByWhere(sel *parser.Select) *parser.Select {
 	q := sel.Query
-	if q == nil || q.Where == nil || q.From == nil || q.From.TableRefs == nil {
+	if q == nil || q.From == nil || q.From.TableRefs == nil {
 		return sel
 	}
 	// (sel's subqueries and WITH names are in scope of the relations it reads)
@@ -50,7 +55,10 @@ func (p *Planner) simplifyOuterJoinsByWhere(sel *parser.Select) *parser.Select {
 	var leaves []*ojLeaf
 	var sides []ojSide
 	p.ojLeaves(sel, q.From.TableRefs, &leaves, &sides)
-	conds := conjuncts(q.Where, nil)
+	var conds []ast.ExprNode
+	if q.Where != nil {
+		conds = conjuncts(q.Where, nil)
+	}
 	rejects := map[joinSide][]string{}
 	for _, s := range sides {
 		for _, c := range conds {
@@ -60,12 +68,17 @@ func (p *Planner) simplifyOuterJoinsByWhere(sel *parser.Select) *parser.Select {
 				}
 				return anyValue
 			}) {
-				rejects[s.js] = append(rejects[s.js], exprText(c, sel.Casts))
+				rejects[s.js] = append(rejects[s.js], "WHERE "+exprText(c, sel.Casts))
 			}
 		}
+		if len(s.on) > 0 {
+			rejects[s.js] = append(rejects[s.js], s.on...)
+		}
 	}
-	for _, l := range leaves {
-		p.simplifyRelation(sel, l, leaves, conds)
+	if len(conds) > 0 {
+		for _, l := range leaves {
+			p.simplifyRelation(sel, l, leaves, conds)
+		}
 	}
 	if len(rejects) == 0 {
 		return sel
@@ -102,7 +115,7 @@ func (p *Planner) simplifyRelation(sel *parser.Select, l *ojLeaf, leaves []*ojLe
 				}
 				return nullness(e, padded)
 			}) {
-				rejects[s.js] = append(rejects[s.js], exprText(c, sel.Casts))
+				rejects[s.js] = append(rejects[s.js], "WHERE "+exprText(c, sel.Casts))
 			}
 		}
 	}
@@ -135,10 +148,13 @@ type ojLeaf struct {
 }
 
 // ojSide is a side of an outer join that pads it (js) and the FROM entries
-// under it, whose columns are all NULL in a padded row.
+// under it, whose columns are all NULL in a padded row; on are the
+// conditions of the INNER joins above it in its FROM that reject those
+// NULLs ("ON c.k = b.k", as written).
 type ojSide struct {
 	js     joinSide
 	leaves []*ojLeaf
+	on     []string
 }
 
 // ojLeaves appends the FROM entries of tree n (of sel) to leaves, and the
@@ -157,15 +173,34 @@ func (p *Planner) ojLeaves(sel *parser.Select, n ast.ResultSetNode, leaves *[]*o
 			return
 		}
 		full := k == parser.FullJoin
-		start := len(*leaves)
+		start, first := len(*leaves), len(*sides)
 		p.ojLeaves(sel, x.Left, leaves, sides)
 		mid := len(*leaves)
 		p.ojLeaves(sel, x.Right, leaves, sides)
+		if !full && x.Tp != ast.LeftJoin && x.Tp != ast.RightJoin && x.On != nil {
+			// an INNER join's ON filters the rows of its inputs as a WHERE
+			// over them would: it rejects the padded rows of the outer
+			// joins inside them as that WHERE would
+			sub := (*leaves)[start:]
+			for i := first; i < len(*sides); i++ {
+				s := &(*sides)[i]
+				for _, c := range conjuncts(x.On.Expr, nil) {
+					if rejectsNulls(c, func(col *ast.ColumnNameExpr) maybe {
+						if l := resolveOJ(sub, col); l != nil && slices.Contains(s.leaves, l) {
+							return mayN
+						}
+						return anyValue
+					}) {
+						s.on = append(s.on, "ON "+exprText(c, sel.Casts))
+					}
+				}
+			}
+		}
 		if full || x.Tp == ast.RightJoin {
-			*sides = append(*sides, ojSide{joinSide{x, 0}, slices.Clone((*leaves)[start:mid])})
+			*sides = append(*sides, ojSide{js: joinSide{x, 0}, leaves: slices.Clone((*leaves)[start:mid])})
 		}
 		if full || x.Tp == ast.LeftJoin {
-			*sides = append(*sides, ojSide{joinSide{x, 1}, slices.Clone((*leaves)[mid:])})
+			*sides = append(*sides, ojSide{js: joinSide{x, 1}, leaves: slices.Clone((*leaves)[mid:])})
 		}
 	case *ast.TableSource:
 		if j, ok := x.Source.(*ast.Join); ok {
