@@ -35,7 +35,8 @@ import (
 // filter into such a query keeps its rows): a conjunct on such an entry's
 // columns rejects the NULLs of a side of the entry's join when the
 // expressions its select list computes them by are NULL for that side's
-// padded rows. Such an entry then reads a copy of the relation with that
+// padded rows, unless an outer join of the query pads the entry itself.
+// Such an entry then reads a copy of the relation with that
 // join simplified (Planner.simplerRels, derivedSource; a view's query,
 // which the view keeps for that, ViewQuery, planned in its own script and
 // scope); the WHERE stays the outer query's.
@@ -75,8 +76,17 @@ func (p *Planner) simplifyOuterJoinsByWhere(sel *parser.Select) *parser.Select {
 			rejects[s.js] = append(rejects[s.js], s.on...)
 		}
 	}
-	if len(conds) > 0 {
-		for _, l := range leaves {
+	padded := map[*ojLeaf]bool{} // (the entries an outer join of sel pads)
+	for _, s := range sides {
+		for _, l := range s.leaves {
+			padded[l] = true
+		}
+	}
+	for _, l := range leaves {
+		if len(conds) > 0 && !padded[l] {
+			// (not in a padded entry: its row padded by sel's join has a
+			// NULL where its own query computes a value, 1 AS one, so the
+			// WHERE may keep the padded row the simplified one leaves)
 			p.simplifyRelation(sel, l, leaves, conds)
 		}
 	}
