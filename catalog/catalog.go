@@ -223,11 +223,9 @@ type Catalog struct {
 // runs the view's jobs anew, so no state is shared between readers.
 // Query, when not nil, is the planner's form of a view whose query its
 // readers plan where they read it (a ranking without its bound, which a
-// reader's WHERE gives, or an outer join that a reader's WHERE simplifies,
-// as Flink inlines views: planner.Planner.ViewQuery), held without looking
-// inside; Stream then gives its columns and the streams it reads, and a
-// reader that does not bound a ranking is refused (a reader that does not
-// simplify the join reads Stream).
+// reader's WHERE gives, as Flink inlines views: planner.Planner.ViewQuery),
+// held without looking inside; Stream then gives its columns and the
+// streams it reads, and a reader that does not bound it is refused.
 type View struct {
 	Name   string
 	Text   string

@@ -69,14 +69,14 @@ type Planner struct {
 	// each reads the relation that is the Top-N with that bound instead
 	// (derivedSource). Keyed by the entry's name node, made lazily.
 	boundTopNs map[*ast.TableName]boundTopN
-	// simplerRels are the FROM entries that read a subquery, WITH name or
-	// view whose outer joins the reading query's WHERE simplifies
+	// simplerRels are the FROM entries that read a subquery or WITH name
+	// whose outer joins the reading query's WHERE simplifies
 	// (simplifyOuterJoinsByWhere): each reads that copy of the relation
 	// instead (derivedSource). Keyed by the entry's name node, made lazily.
 	simplerRels map[*ast.TableName]*parser.Relation
-	// relFiles are the relations of another script than Source (a view's
-	// query, read where its reader bounds its rank or simplifies its outer
-	// join: viewQuery, readView):
+	// relFiles are the relations of another script than Source (a ranked
+	// view's query, read where its reader bounds its rank: viewQuery,
+	// readView):
 	// planRelation plans each with its script's text as Source (the
 	// names and texts of its expressions) and attaches its errors to it.
 	relFiles map[*parser.Relation]*parser.File

@@ -65,17 +65,7 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 		}
 	}
 	if v := p.Cat.LookupView(name); v != nil {
-		if rv, ok := v.Query.(*viewQuery); ok && rv.rn.L == "" {
-			if r := p.simplerRels[tn]; r != nil {
-				// (its outer joins simplified by the reader's WHERE: the
-				// view's query planned here, in its own script and scope)
-				p.readView(rv, r)
-				saved := p.scopes
-				p.scopes = nil
-				defer func() { p.scopes = saved }()
-				return p.planRelation(r, "view", v.Name, p.Source)
-			}
-		} else if ok {
+		if rv, ok := v.Query.(*viewQuery); ok {
 			return nil, parser.Errorf(pos, "view %s ranks its rows (%s) without a bound: read it with one, SELECT … FROM %s WHERE %s <= N (a Top-N, SPEC 2.9; the view's query is planned where it is read, as Flink inlines views), or bound the rank inside the view", v.Name, rv.rn.O, v.Name, rv.rn.O)
 		}
 		return v.Stream, nil
@@ -83,17 +73,17 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 	return nil, nil
 }
 
-// viewQuery is the query of a view that its readers may plan where they
-// read it, as Flink inlines views, kept in catalog.View.Query: one whose
-// select list ranks rows without a bound (CREATE VIEW v AS SELECT *,
-// ROW_NUMBER() OVER (…) AS rn FROM t), which a reader that bounds its rank
-// (SELECT * FROM v WHERE rn <= 3, or through a join) plans with that bound
-// as a Top-N (topNInFrom, as for a WITH name, so the bound reaches the
-// ranking); or one that only filters and projects an outer join, which a
-// reader whose WHERE rejects the NULLs it pads plans with the join
-// simplified (simplifyOuterJoinsByWhere), other readers reading the
-// relation planned at CREATE VIEW. rel is the query, file its script (its
-// offsets' and texts'), rn the rank column (empty for the second kind).
+// viewQuery is the query of a view whose select list ranks rows without
+// a bound (CREATE VIEW v AS SELECT *, ROW_NUMBER() OVER (…) AS rn FROM t),
+// kept in catalog.View.Query: a reader that bounds its rank (SELECT * FROM
+// v WHERE rn <= 3, or through a join) plans the view's query there, with
+// that bound, as a Top-N (topNInFrom, as for a WITH name: Flink inlines
+// views, so the bound reaches the ranking); rel is the query, file its
+// script (its offsets' and texts'), rn the rank column. (A view of an
+// outer join keeps no query: its readers read the relation planned at
+// CREATE VIEW, whose side branches and main query share its rows by
+// first match, SPEC 2.1, so one reader's WHERE must not change them:
+// simplifyOuterJoinsByWhere.)
 type viewQuery struct {
 	rel  *parser.Relation
 	file *parser.File
@@ -171,14 +161,14 @@ func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
 }
 
 // ViewQuery returns what catalog.View.Query keeps of view cv (planned by
-// PlanView): a *viewQuery when its query ranks rows without a bound or
-// only filters and projects an outer join, nil otherwise (the view's relation is then the one PlanView gave).
+// PlanView): a *viewQuery when its query ranks rows without a bound, nil
+// otherwise (the view's relation is then the one PlanView gave).
 //
 // Call it while the streams of the files the view reads by a quoted name
 // are declared (as PlanView): the view keeps them for its readers.
 func (p *Planner) ViewQuery(cv *parser.CreateView) any {
 	rn, ok := rankColumn(cv.Rel)
-	if !ok && !p.filtersOuterJoin(cv.Rel) {
+	if !ok {
 		return nil
 	}
 	rv := &viewQuery{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}

@@ -29,17 +29,19 @@ import (
 // rejects NULL rows)".
 //
 // It looks at sel's own WHERE over the joins of its FROM, and pushes it
-// into the FROM entries that read a subquery, WITH name or view of one
-// SELECT that only filters and projects an outer join (no GROUP BY, HAVING,
+// into the FROM entries that read a subquery or WITH name of one SELECT
+// that only filters and projects an outer join (no GROUP BY, HAVING,
 // DISTINCT, aggregate or window function, ORDER BY or LIMIT: pushing a
 // filter into such a query keeps its rows): a conjunct on such an entry's
 // columns rejects the NULLs of a side of the entry's join when the
 // expressions its select list computes them by are NULL for that side's
 // padded rows, unless an outer join of the query pads the entry itself.
 // Such an entry then reads a copy of the relation with that
-// join simplified (Planner.simplerRels, derivedSource; a view's query,
-// which the view keeps for that, ViewQuery, planned in its own script and
-// scope); the WHERE stays the outer query's.
+// join simplified (Planner.simplerRels, derivedSource); the WHERE stays
+// the outer query's. Not a view: the side branches over a view and the
+// main query over it share the view's rows by first match (SPEC 2.1), so
+// their readers must read the one relation CREATE VIEW planned, which a
+// side branch's WHERE (a routing condition) must not change.
 //
 // sel and the script's AST are never changed: it returns sel itself when
 // nothing simplifies, a copy otherwise (the statement's text, which the
@@ -234,9 +236,8 @@ func (p *Planner) ojLeaves(sel *parser.Select, n ast.ResultSetNode, leaves *[]*o
 }
 
 // ojColumns fills in the columns of FROM entry l (name tn, of sel): a
-// stream's or view's from the catalog; a subquery's, WITH name's or
-// filtering view's (ViewQuery) of one SELECT from its select list (a *
-// over streams expanded), with the
+// stream's or view's from the catalog; a subquery's or WITH name's of one
+// SELECT from its select list (a * over streams expanded), with the
 // relation when that SELECT only filters and projects rows (no GROUP BY,
 // HAVING, DISTINCT, aggregate or window function, ORDER BY, LIMIT, window
 // TVF or UNNEST) of a join.
@@ -254,16 +255,6 @@ func (p *Planner) ojColumns(sel *parser.Select, tn *ast.TableName, l *ojLeaf) {
 					break find
 				}
 			}
-		}
-	}
-	if v := p.Cat.LookupView(tn.Name.O); rel == nil && v != nil {
-		if rv, ok := v.Query.(*viewQuery); ok && rv.rn.L == "" {
-			// (a view that filters and projects an outer join: its query
-			// seen from its own scope, not the reader's)
-			rel = rv.rel
-			saved := p.scopes
-			p.scopes = nil
-			defer func() { p.scopes = saved }()
 		}
 	}
 	if rel == nil {
@@ -345,27 +336,6 @@ func onlyFilters(sel *parser.Select) bool {
 		}
 	}
 	return true
-}
-
-// filtersOuterJoin reports whether rel, a view's query, is one SELECT that
-// only filters and projects (onlyFilters) a FROM with an outer join: a
-// reader's WHERE may then simplify that join (simplifyOuterJoinsByWhere),
-// so the view keeps its query for its readers (ViewQuery).
-func (p *Planner) filtersOuterJoin(rel *parser.Relation) bool {
-	if len(rel.Selects) != 1 || !onlyFilters(rel.Selects[0]) {
-		return false
-	}
-	sel := rel.Selects[0]
-	if sel.Query.From == nil || sel.Query.From.TableRefs == nil {
-		return false
-	}
-	saved := p.scopes
-	p.scopes = nil
-	defer func() { p.scopes = saved }()
-	var leaves []*ojLeaf
-	var sides []ojSide
-	p.ojLeaves(sel, sel.Query.From.TableRefs, &leaves, &sides)
-	return len(sides) > 0
 }
 
 // resolveOJ returns the FROM entry of leaves that column reference col
