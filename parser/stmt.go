@@ -172,8 +172,9 @@ type Select struct {
 	Joins map[*ast.Join]JoinKind
 	// Simplified holds, for each outer join the planner made INNER (or a
 	// FULL one LEFT or RIGHT) because the WHERE rejects the NULLs it pads
-	// (Flink's outer-join simplification), what EXPLAIN says of it: "LEFT
-	// -> INNER (WHERE t.rn <= 10 rejects NULL rows)". nil when none.
+	// (Flink's outer-join simplification; the planner's
+	// rule_simplify_outer_join.go), what EXPLAIN says of it: "LEFT -> INNER
+	// (WHERE t.rn <= 10 rejects NULL rows)". nil when none.
 	Simplified map[*ast.Join]string
 	// AsOf holds, for each table name written with FOR SYSTEM_TIME AS OF col
 	// (a temporal join's right side, SPEC 2.7), that clause.

@@ -75,13 +75,19 @@ type Planner struct {
 	// each reads the relation that is the Top-N with that bound instead
 	// (derivedSource). Keyed by the entry's name node, made lazily.
 	boundTopNs map[*ast.TableName]boundTopN
+	// simplerRels are the FROM entries that read a subquery or WITH name
+	// whose outer joins the reading query's WHERE simplifies
+	// (simplifyOuterJoinsByWhere): each reads that copy of the relation
+	// instead (derivedSource). Keyed by the entry's name node, made lazily.
+	simplerRels map[*ast.TableName]*parser.Relation
 	// relFiles are the relations of another script than Source (a ranked
-	// view's query, read where its reader bounds its rank: rankedView):
+	// view's query, read where its reader bounds its rank: viewQuery,
+	// readView):
 	// planRelation plans each with its script's text as Source (the
 	// names and texts of its expressions) and attaches its errors to it.
 	relFiles map[*parser.Relation]*parser.File
 	// viewFiles are the streams of the files such a view reads by a quoted
-	// name (rankedView.files), which source finds when the catalog has
+	// name (viewQuery.files), which source finds when the catalog has
 	// them no longer
 	viewFiles map[string]*catalog.Stream
 	// rankReads holds, for each Top-N query the planner wrote for a query
@@ -134,7 +140,8 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 	if s, ok := groupsOverTopN(sel); ok { // GROUP BY, HAVING or DISTINCT over a bounded Top-N (rule_rank.go)
 		sel = s
 	}
-	sel, err := p.topNInFrom(sel) // a ranked subquery or WITH name bound by the outer WHERE (rule_rank_filter.go)
+	sel = p.simplifyOuterJoinsByWhere(sel) // an outer join whose padded rows the WHERE drops (rule_simplify_outer_join.go)
+	sel, err := p.topNInFrom(sel)          // a ranked subquery or WITH name bound by the outer WHERE (rule_rank_filter.go)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,6 +38,9 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 	if parser.IsPlaceholder(name) {
 		for i := len(p.scopes) - 1; i >= 0; i-- {
 			if rel := p.scopes[i].derived[name]; rel != nil {
+				if r := p.simplerRels[tn]; r != nil {
+					rel = r // (its outer joins simplified by the reader's WHERE)
+				}
 				return p.planRelation(rel, "subquery", "subquery", p.Source)
 			}
 		}
@@ -51,13 +55,17 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 			// lexical scope: the definition sees the definitions before it
 			saved := p.scopes
 			p.scopes = append(saved[:i:i], relScope{ctes: ctes[:k]})
-			st, err := p.planRelation(c.Rel, "WITH", c.Name, p.Source)
+			rel := c.Rel
+			if r := p.simplerRels[tn]; r != nil {
+				rel = r // (its outer joins simplified by the reader's WHERE)
+			}
+			st, err := p.planRelation(rel, "WITH", c.Name, p.Source)
 			p.scopes = saved
 			return st, err
 		}
 	}
 	if v := p.Cat.LookupView(name); v != nil {
-		if rv, ok := v.Query.(*rankedView); ok {
+		if rv, ok := v.Query.(*viewQuery); ok {
 			return nil, parser.Errorf(pos, "view %s ranks its rows (%s) without a bound: read it with one, SELECT … FROM %s WHERE %s <= N (a Top-N, SPEC 2.9; the view's query is planned where it is read, as Flink inlines views), or bound the rank inside the view", v.Name, rv.rn.O, v.Name, rv.rn.O)
 		}
 		return v.Stream, nil
@@ -65,14 +73,18 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 	return nil, nil
 }
 
-// rankedView is the query of a view whose select list ranks rows without
+// viewQuery is the query of a view whose select list ranks rows without
 // a bound (CREATE VIEW v AS SELECT *, ROW_NUMBER() OVER (…) AS rn FROM t),
 // kept in catalog.View.Query: a reader that bounds its rank (SELECT * FROM
 // v WHERE rn <= 3, or through a join) plans the view's query there, with
 // that bound, as a Top-N (topNInFrom, as for a WITH name: Flink inlines
 // views, so the bound reaches the ranking); rel is the query, file its
-// script (its offsets' and texts'), rn the rank column.
-type rankedView struct {
+// script (its offsets' and texts'), rn the rank column. (A view of an
+// outer join keeps no query: its readers read the relation planned at
+// CREATE VIEW, whose side branches and main query share its rows by
+// first match, SPEC 2.1, so one reader's WHERE must not change them:
+// simplifyOuterJoinsByWhere.)
+type viewQuery struct {
 	rel  *parser.Relation
 	file *parser.File
 	rn   ast.CIStr
@@ -81,6 +93,20 @@ type rankedView struct {
 	// dropped after (the session's viewFileStreams): a reader finds them
 	// here (Planner.viewFiles)
 	files map[string]*catalog.Stream
+}
+
+// readView makes the query of view rv, planned here as rel (its own or a
+// copy of it), read with its own script (Planner.relFiles) and the streams
+// of the files it reads by a quoted name (Planner.viewFiles).
+func (p *Planner) readView(rv *viewQuery, rel *parser.Relation) {
+	if p.relFiles == nil {
+		p.relFiles = map[*parser.Relation]*parser.File{}
+	}
+	p.relFiles[rel] = rv.file
+	if p.viewFiles == nil {
+		p.viewFiles = map[string]*catalog.Stream{}
+	}
+	maps.Copy(p.viewFiles, rv.files)
 }
 
 // rankColumn returns the rank column of rel when rel is one SELECT whose
@@ -135,7 +161,7 @@ func (p *Planner) PlanView(cv *parser.CreateView) (*catalog.Stream, error) {
 }
 
 // ViewQuery returns what catalog.View.Query keeps of view cv (planned by
-// PlanView): a *rankedView when its query ranks rows without a bound, nil
+// PlanView): a *viewQuery when its query ranks rows without a bound, nil
 // otherwise (the view's relation is then the one PlanView gave).
 //
 // Call it while the streams of the files the view reads by a quoted name
@@ -145,7 +171,7 @@ func (p *Planner) ViewQuery(cv *parser.CreateView) any {
 	if !ok {
 		return nil
 	}
-	rv := &rankedView{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}
+	rv := &viewQuery{rel: cv.Rel, file: parser.NewFile(p.Script, p.Source), rn: rn, files: map[string]*catalog.Stream{}}
 	var walk func(rel *parser.Relation)
 	walk = func(rel *parser.Relation) {
 		for _, sel := range rel.Selects {

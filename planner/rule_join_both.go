@@ -261,8 +261,15 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	}
 	// SPEC 2.7's kinds, the first that fits: window, interval, temporal, then
 	// lookup (INNER or LEFT with a bounded right side, read whole first:
-	// append-only), then regular
-	if !both.Interval && !both.Temporal && !both.Changes[0] && !both.Changes[1] && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && both.Inputs[1].Stream.Bounded() {
+	// append-only), then regular. A join the WHERE simplified from a RIGHT
+	// or FULL one (rule_simplify_outer_join.go) whose right side has event
+	// time keeps the regular kind its written type has: a lookup join would
+	// read the right side whole, where the written join holds its rows by
+	// event time and sends its late rows to its late output, and the rows
+	// must be the written query's.
+	written := strings.TrimSpace(strings.Split(both.Simplified, "->")[0])
+	heldRight := (written == "RIGHT" || written == "FULL") && both.Inputs[1].Stream.Watermark != nil
+	if !both.Interval && !both.Temporal && !both.Changes[0] && !both.Changes[1] && (both.Type == plan.InnerJoin || both.Type == plan.LeftJoin) && !heldRight && both.Inputs[1].Stream.Bounded() {
 		both.Lookup = true
 	}
 	if !both.Interval && !both.Temporal && !both.Lookup {

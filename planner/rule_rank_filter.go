@@ -12,7 +12,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
-	"streamql/catalog"
 	"streamql/parser"
 )
 
@@ -283,7 +282,7 @@ type rankLeaf struct {
 // rows there, topNThenFilter), the others stay the outer query's. An
 // entry an outer join pads (the right side of a LEFT JOIN, either side of
 // a FULL one) is bound so when the conjunct rejects NULL ranks
-// (nullRejecting): it drops every padded row, so the joins that pad the
+// (rejectsNulls): it drops every padded row, so the joins that pad the
 // entry are planned as the ones that do not (simplifyOuterJoins, Flink's
 // outer-join simplification) and the entry is bound as an INNER join's
 // is. Otherwise it is not bound: a padded row's rank is NULL, and the WHERE
@@ -331,11 +330,11 @@ func (p *Planner) topNInFrom(sel *parser.Select) (*parser.Select, error) {
 			rest = append(rest, c)
 			continue
 		}
-		if on.nullable && !on.semi && nullRejecting(c) {
+		if on.nullable && !on.semi && rejectsNulls(c, func(*ast.ColumnNameExpr) maybe { return mayN }) {
 			// Flink's outer-join simplification: this condition drops
 			// every row the outer joins above the entry pad on its side
 			for _, js := range on.pads {
-				rejects[js] = append(rejects[js], exprText(c, sel.Casts))
+				rejects[js] = append(rejects[js], "WHERE "+exprText(c, sel.Casts))
 			}
 			continue
 		}
@@ -467,16 +466,9 @@ func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLea
 	}
 	if l == nil && !parser.IsPlaceholder(name) && p.Cat != nil {
 		if v := p.Cat.LookupView(name); v != nil {
-			if rv, ok := v.Query.(*rankedView); ok { // (a view read where its rank is bounded: its query planned here)
+			if rv, ok := v.Query.(*viewQuery); ok { // (a view read where its rank is bounded: its query planned here)
 				l = &rankLeaf{tn: tn, rel: rv.rel, kind: "view", name: v.Name}
-				if p.relFiles == nil {
-					p.relFiles = map[*parser.Relation]*parser.File{}
-				}
-				p.relFiles[rv.rel] = rv.file
-				if p.viewFiles == nil {
-					p.viewFiles = map[string]*catalog.Stream{}
-				}
-				maps.Copy(p.viewFiles, rv.files)
+				p.readView(rv, rv.rel)
 			}
 		}
 	}
@@ -497,36 +489,31 @@ type joinSide struct {
 	side int
 }
 
-// nullRejecting reports whether WHERE conjunct c is false or NULL when the
-// column it compares is NULL (Flink's outer-join simplification takes such
-// a condition on a padded side's column to drop every padded row): a
-// comparison (=, <>, <, <=, >, >=, not <=>), a BETWEEN or an IN list, not
-// negated, IS NOT NULL, or an AND of them (Calcite's Strong, which Flink's
-// FlinkFilterJoinRule asks). IS NULL, IS [NOT] DISTINCT FROM, COALESCE
-// and an OR are not: they may hold for NULL.
-func nullRejecting(c ast.ExprNode) bool {
-	switch x := c.(type) {
-	case *ast.ParenthesesExpr:
-		return nullRejecting(x.Expr)
-	case *ast.IsNullExpr:
-		return x.Not
-	case *ast.BinaryOperationExpr:
-		switch x.Op {
-		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
-			return true
-		case opcode.LogicAnd:
-			return nullRejecting(x.L) || nullRejecting(x.R)
+// clauses writes the conditions why ("WHERE x", "ON y", each as written)
+// as EXPLAIN names them: those of one clause after it, joined by AND, the
+// clauses in order ("WHERE a AND b, ON c").
+func clauses(why []string) string {
+	var b strings.Builder
+	clause := ""
+	for _, w := range why {
+		kw, cond, _ := strings.Cut(w, " ")
+		switch {
+		case kw == clause:
+			b.WriteString(" AND ")
+		case clause != "":
+			b.WriteString(", ")
+			fallthrough
+		default:
+			b.WriteString(kw + " ")
 		}
-	case *ast.BetweenExpr:
-		return !x.Not
-	case *ast.PatternInExpr:
-		return !x.Not && x.Sel == nil
+		clause = kw
+		b.WriteString(cond)
 	}
-	return false
+	return b.String()
 }
 
-// simplifyOuterJoins returns sel with the join sides in rejects no longer
-// padded (Flink's outer-join simplification, SPEC 2.7 with 2.9: a WHERE
+// simplifyOuterJoins returns sel with the join sides in rejects (each
+// side's conditions, "WHERE x" or "ON y") no longer padded (Flink's outer-join simplification, SPEC 2.7 with 2.9: a WHERE
 // that rejects NULLs of a padded side keeps no padded row of it): a LEFT
 // JOIN whose right side is rejected, or a RIGHT JOIN whose left side is,
 // becomes an INNER JOIN; a FULL JOIN becomes a LEFT JOIN when its left
@@ -588,8 +575,14 @@ func simplifyOuterJoins(sel *parser.Select, rejects map[joinSide][]string) *pars
 			default:
 				c.Tp, now = ast.CrossJoin, "INNER"
 			}
-			if why := append(slices.Clone(rejects[joinSide{x, 0}]), rejects[joinSide{x, 1}]...); now != "" && now != was && len(why) > 0 {
-				simplified[&c] = fmt.Sprintf("%s -> %s (WHERE %s rejects NULL rows)", was, now, strings.Join(why, " AND "))
+			why := slices.Clone(rejects[joinSide{x, 0}])
+			for _, w := range rejects[joinSide{x, 1}] {
+				if !slices.Contains(why, w) { // (a conjunct that rejects both sides, named once)
+					why = append(why, w)
+				}
+			}
+			if now != "" && now != was && len(why) > 0 {
+				simplified[&c] = fmt.Sprintf("%s -> %s (%s rejects NULL rows)", was, now, clauses(why))
 			}
 		} else if k, ok := joins[x]; ok {
 			delete(joins, x)

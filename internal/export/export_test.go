@@ -1114,3 +1114,32 @@ func TestProcTimeWindowListed(t *testing.T) {
 		t.Errorf("an event-time window over bounded input no longer exports in batch mode:\n%s", got)
 	}
 }
+
+// TestSimplifiedOuterJoinExportedAsWritten: an outer join whose WHERE
+// rejects its padded rows, which the engine plans as the INNER (or LEFT,
+// RIGHT) join it amounts to (rule_simplify_outer_join.go), is exported as
+// written, the join and its WHERE both, directly and through a subquery:
+// Flink simplifies it by the same rule, and the script keeps the user's
+// meaning.
+func TestSimplifiedOuterJoinExportedAsWritten(t *testing.T) {
+	const ddl = "CREATE STREAM s (k VARCHAR, x BIGINT) WITH ('connector'='kafka', 'topic'='s', 'properties.bootstrap.servers'='b:9092', 'format'='json', 'errors'='fail');\n" +
+		"CREATE STREAM t (k VARCHAR, y BIGINT) WITH ('connector'='kafka', 'topic'='t', 'properties.bootstrap.servers'='b:9092', 'format'='json', 'errors'='fail');\n" +
+		"CREATE STREAM dst (k VARCHAR, y BIGINT) WITH ('connector'='kafka', 'topic'='d', 'properties.bootstrap.servers'='b:9092', 'format'='json', 'errors'='fail');\n"
+	for _, tc := range []struct{ query, join, where string }{
+		{"INSERT INTO dst SELECT s.k, t.y FROM s LEFT JOIN t ON s.k = t.k WHERE t.y > 0;", "LEFT JOIN", "WHERE (`t`.`y`) > (0)"},
+		{"INSERT INTO dst SELECT s.k, t.y FROM s RIGHT JOIN t ON s.k = t.k WHERE s.x IS NOT NULL;", "RIGHT JOIN", "WHERE (`s`.`x`) IS NOT NULL"},
+		{"INSERT INTO dst SELECT s.k, t.y FROM s FULL JOIN t ON s.k = t.k WHERE s.x > t.y;", "FULL JOIN", "WHERE (`s`.`x`) > (`t`.`y`)"},
+		{"INSERT INTO dst SELECT v.k, v.y FROM (SELECT s.k, t.y FROM s LEFT JOIN t ON s.k = t.k) v WHERE v.y IN (1, 2);", "LEFT JOIN", "IN (1, 2)"},
+	} {
+		out, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.query + "\n"}}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		if !strings.Contains(out, tc.join) || !strings.Contains(out, tc.where) || strings.Contains(out, "INNER JOIN") {
+			t.Errorf("%s: exported without its %s or %q:\n%s", tc.query, tc.join, tc.where, out)
+		}
+		if len(diffs) > 0 {
+			t.Errorf("%s: differences %v", tc.query, diffs)
+		}
+	}
+}

@@ -222,7 +222,8 @@ type BothJoin struct {
 	// Simplified, when set, says that the join was written as an outer one
 	// that the query's WHERE made INNER (or a FULL one LEFT or RIGHT): it
 	// rejects the NULLs the join would pad (Flink's outer-join
-	// simplification, parser.Select.Simplified), as EXPLAIN shows it:
+	// simplification, parser.Select.Simplified; the planner's
+	// rule_simplify_outer_join.go), as EXPLAIN shows it:
 	// "LEFT -> INNER (WHERE t.rn <= 10 rejects NULL rows)".
 	Simplified string
 	// Text is the join as written ("o JOIN p ON ..."), for EXPLAIN.
