@@ -58,7 +58,7 @@ func TestTopNOuterSelectCaret(t *testing.T) {
 		// (every condition a NULL rank may pass says so, not that WHERE drops the padded rows)
 		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦t.rn <= 2 OR t.rn IS NULL⟧", "a NULL rank may pass this condition"},
 		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦t.rn IS NULL⟧", "a NULL rank may pass this condition"},
-		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦COALESCE(t.rn, 0) <= 2⟧", "keeps the rows whose rank is at most N"}, // (not a bound of the rank)
+		{"SELECT t.k, t.p FROM b LEFT JOIN $T t ON t.k = b.k WHERE ⟦COALESCE(t.rn, 0) <= 2⟧", "a NULL rank may pass this condition"}, // (a padded row's NULL rank passes it: the outer join's refusal)
 		{"WITH t AS $T SELECT k FROM t WHERE ⟦rn > 2⟧", "keeps the rows whose rank is at most N"},
 	} {
 		sub := topN
