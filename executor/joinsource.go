@@ -101,6 +101,9 @@ type joinSource struct {
 	// Next makes on the join's goroutine for the job's to replay; nil on
 	// every other path
 	pipe *joinPipe
+	// hand is the account of the inputs' last batches by which a LIMIT's
+	// cut hands back what the job did not use (joinhandback.go: stdin)
+	hand joinHandBack
 }
 
 // swapLeft returns the handle by which a thin Top-N after the join reads
@@ -551,6 +554,7 @@ func (js *joinSource) readBatch(s int) error {
 	case err != nil:
 		return err
 	}
+	js.hand.note(js, s) // (joinhandback.go)
 	n := ji.b.N
 	var failure error
 	ji.errs = ji.errs[:0]
