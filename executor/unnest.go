@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -75,6 +76,9 @@ type unnestSource struct {
 	// (UnreadAfter, in in's malformed rows)
 	held             []BadRow
 	badGiven, badNow int
+	// waiting: the inner source's last Next returned ErrWaiting, so in
+	// may still be being filled (a live source's decoder goroutine)
+	waiting bool
 }
 
 // carriesWatermark reports whether the unnesting source of job stamps its
@@ -195,9 +199,17 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 			s.innerErr = nil
 			return err
 		}
-		s.in.Reset() // (a source may return at its end without touching the batch: its last rows are given already)
+		if !s.waiting {
+			s.in.Reset() // (a source may return at its end without touching the batch: its last rows are given already)
+		}
 		before := len(*bad)
 		err := s.inner.Next(s.in, bad)
+		if s.waiting = errors.Is(err, ErrWaiting); s.waiting {
+			// no row ready (connector.ErrWaiting): a live source (stdin,
+			// a socket) may still be filling in, which goes to it again
+			// untouched at the next call
+			return err
+		}
 		s.badGiven, s.badNow = 0, 0
 		if s.in.N > 0 {
 			// (its malformed rows go with the rows they came before: fill)
