@@ -55,12 +55,18 @@ type derivedSource struct {
 	buildSide bool
 	ctx       context.Context
 	stop      context.CancelFunc
-	parts     []*derivedPart
-	next      int // the part whose turn it is (round robin)
-	rows      int64
-	fail      error
-	lateR     Step
-	sel       []int32
+	// parent is the reading job's context: Next stops when it is done; the
+	// parts' jobs stop with ctx, which for a relation that hands back is
+	// done only at Close, so that a part reading a relation of its own
+	// closes it, handing back its cut, before that relation's parts stop
+	// (derivedhandback.go)
+	parent context.Context
+	parts  []*derivedPart
+	next   int // the part whose turn it is (round robin)
+	rows   int64
+	fail   error
+	lateR  Step
+	sel    []int32
 	// waits: the relation is unbounded, so its parts are polled, not
 	// waited for one by one: Next gives the rows of a part that has some
 	// ready (by turns: the part whose turn it is when it has, else the
@@ -77,6 +83,11 @@ type derivedSource struct {
 	ready chan struct{}
 	// tick ends idle's wait after derivedTick (made at its first wait)
 	tick *time.Timer
+	// handsBack: a part reads a stream that hands back (stdin), so each
+	// part's source is gated (derivedhandback.go); segs are the runs of
+	// parts' rows the last Next gave, for Unread
+	handsBack bool
+	segs      []derivedSeg
 }
 
 // derivedTick is how long idle waits for a part's message before it returns
@@ -102,6 +113,19 @@ type derivedPart struct {
 	// for its captureSink to fill again: at most derivedBatches of them
 	// exist, so the part's job waits while the reading job is behind.
 	free chan *vector.Batch
+	// gate is the part's gate and hand-back account (derivedhandback.go),
+	// nil when the relation does not hand back; headOrigin and headPull
+	// are the head's rows' origins and source pull; released the origins
+	// of the heads given whole since the last Next, whose rows the reading
+	// job has used once it asks for more (gate.done then); last* and
+	// prev* the pull and row+1 of the furthest row of that pull a row given
+	// was made at, at the end of this Next and of the one before
+	gate               *derivedGate
+	headOrigin         []int32
+	headPull           int64
+	released           [][]int32
+	lastPull, prevPull int64
+	lastRow, prevRow   int
 }
 
 // derivedBatches is how many batches of main rows (each up to vector.Cap
@@ -131,6 +155,10 @@ type derivedMsg struct {
 	end     bool
 	stats   *Stats
 	err     error
+	// origin and pull: each main row's row in its source's pull number
+	// pull (a gated part's, derivedhandback.go); nil when not gated
+	origin []int32
+	pull   int64
 }
 
 // newDerivedSource opens the relation st (its connector plan.DerivedConnector),
@@ -147,7 +175,11 @@ func newDerivedSource(ctx context.Context, st *catalog.Stream, env *Env, hub *de
 	// stream read half its rows), and their offsets would commit apart from
 	// the reading job's sinks (SPEC 2.5; plan.Derived.Group, EXPLAIN says so).
 	buildSide = buildSide || d.Group() != ""
-	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide, waits: !st.Bounded(), ready: make(chan struct{}, 1)}
+	ds := &derivedSource{st: st, d: d, env: env, hub: hub, buildSide: buildSide, waits: !st.Bounded(), ready: make(chan struct{}, 1), handsBack: derivedHandsBack(d)}
+	ds.parent = ctx
+	if ds.handsBack {
+		ctx = context.WithoutCancel(ctx) // (the parts stop at Close, after the cut is handed down)
+	}
 	ds.ctx, ds.stop = context.WithCancel(ctx)
 	return ds, nil
 }
@@ -158,14 +190,17 @@ func (ds *derivedSource) start() {
 		n := max(derivedBatches, 1)
 		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, n), done: make(chan struct{}), free: make(chan *vector.Batch, n)}
 		ds.parts = append(ds.parts, p)
-		cs := &captureSink{ctx: ds.ctx, ch: p.ch, ready: ds.ready, job: job, free: p.free, limit: n, stampCol: -1}
+		if ds.handsBack && job.Main != nil {
+			p.gate = newDerivedGate(ds.ctx, n)
+		}
+		cs := &captureSink{ctx: ds.ctx, ch: p.ch, ready: ds.ready, job: job, free: p.free, limit: n, stampCol: -1, gate: p.gate}
 		if ds.d.Stamps && job.Main != nil {
 			cs.stampCol = job.WatermarkCol
 			cs.streamWm = ds.d.StreamWatermarks
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees})
+			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, gate: p.gate})
 			if err == nil {
 				err = cs.flush()
 			}
@@ -185,6 +220,16 @@ func (ds *derivedSource) Next(b *vector.Batch, _ *[]BadRow) error {
 		return ds.fail
 	}
 	b.Reset()
+	ds.segs = ds.segs[:0]
+	for _, p := range ds.parts {
+		p.prevPull, p.prevRow = p.lastPull, p.lastRow
+		if p.gate != nil {
+			for _, o := range p.released { // (the reading job used them: it asks for more)
+				p.gate.done(o)
+			}
+			p.released = p.released[:0]
+		}
+	}
 	merge := len(ds.parts) > 1 && ds.d.TimeCol >= 0
 	for b.N == 0 {
 		live := 0
@@ -242,6 +287,7 @@ func (ds *derivedSource) turnRows(b *vector.Batch) error {
 			}
 			if p.head != nil {
 				n := min(p.head.N-p.at, vector.Cap-b.N)
+				ds.given(p, b.N, n)
 				b.AppendRows(p.head, p.at, p.at+n)
 				p.at += n
 				if p.at == p.head.N {
@@ -284,6 +330,8 @@ func (ds *derivedSource) idle() error {
 		return ErrWaiting
 	case <-ds.ctx.Done():
 		return ds.ctx.Err()
+	case <-ds.parent.Done():
+		return ds.parent.Err()
 	}
 }
 
@@ -341,6 +389,7 @@ next:
 			return nil
 		}
 		p := ds.parts[best]
+		ds.given(p, b.N, 1)
 		b.AppendRows(p.head, p.at, p.at+1)
 		if ds.d.Stamps {
 			w := b.Cols[wc]
@@ -349,16 +398,40 @@ next:
 		p.at++
 		if p.at == p.head.N {
 			p.release()
+			if p.gate != nil {
+				return nil // (its next rows wait until the reading job has used these: its gate)
+			}
 		}
 	}
 	return nil
+}
+
+// given records that rows p.at..p.at+n of p's head go to the given batch
+// at row at (derivedSeg, for Unread), when p is gated, and moves p's
+// furthest row given (lastPull, lastRow) past their origins.
+func (ds *derivedSource) given(p *derivedPart, at, n int) {
+	if p.gate == nil || p.headOrigin == nil || n == 0 {
+		return
+	}
+	if k := len(ds.segs) - 1; k >= 0 && ds.segs[k].p == p && ds.segs[k].at+ds.segs[k].n == at && ds.segs[k].from+ds.segs[k].n == p.at && ds.segs[k].pull == p.headPull {
+		ds.segs[k].n += n
+	} else {
+		ds.segs = append(ds.segs, derivedSeg{p: p, at: at, n: n, from: p.at, origin: p.headOrigin, pull: p.headPull})
+	}
+	if p.lastPull != p.headPull {
+		p.lastPull, p.lastRow = p.headPull, 0
+	}
+	p.lastRow = furthest(p.headOrigin[p.at:p.at+n], p.lastRow)
 }
 
 // release gives p's head batch, whose rows have all been copied out
 // (vector.Batch.AppendRows copies them), back to its sink to fill again.
 func (p *derivedPart) release() {
 	p.free <- p.head // (never blocks: at most cap(p.free) batches exist)
-	p.head, p.at = nil, 0
+	if p.gate != nil {
+		p.released = append(p.released, p.headOrigin)
+	}
+	p.head, p.at, p.headOrigin = nil, 0, nil
 }
 
 // fill makes p.head hold main rows, unless p has ended: it takes p's
@@ -378,6 +451,8 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			case m = <-p.ch:
 			case <-ds.ctx.Done():
 				return ds.ctx.Err()
+			case <-ds.parent.Done():
+				return ds.parent.Err()
 			}
 		}
 		switch {
@@ -393,6 +468,7 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			}
 		case m.out == 0 && p.job.Main != nil:
 			p.head, p.at = m.b, 0
+			p.headOrigin, p.headPull = m.origin, m.pull
 		default:
 			k := -1
 			if m.out < len(p.outMap) {
@@ -477,6 +553,10 @@ type captureSink struct {
 	// (derivedBatches)
 	free        <-chan *vector.Batch
 	made, limit int
+	// gate is the part's gate (derivedhandback.go), nil when not gated;
+	// curOrigin the origins of c.cur's main rows
+	gate      *derivedGate
+	curOrigin []int32
 	// stampCol is the column of the part's input batch holding each row's
 	// watermark before it (plan.Job.WatermarkCol), copied after the main
 	// rows' columns when the relation carries it (plan.Derived.Stamps); -1
@@ -627,6 +707,9 @@ func (c *captureSink) add(out int, cols []*vector.Vec, i int, kind vector.RowKin
 	if c.cur.Kinds != nil {
 		c.cur.Kinds[at] = kind
 	}
+	if c.curOrigin != nil {
+		c.curOrigin[at] = int32(si) // (-1: made with no input row)
+	}
 	c.cur.N++
 	return nil
 }
@@ -642,6 +725,9 @@ func (c *captureSink) next(out int) error {
 		case b := <-c.free:
 			b.Reset()
 			c.cur, c.curOut = b, out
+			if c.gate != nil {
+				c.curOrigin = c.gate.origin()
+			}
 			return nil
 		case <-c.ctx.Done():
 			return c.ctx.Err()
@@ -662,6 +748,9 @@ func (c *captureSink) next(out int) error {
 		derivedBatchesMade.Add(1)
 	}
 	c.cur, c.curOut = vector.NewBatch(types), out
+	if pooled && c.gate != nil {
+		c.curOrigin = c.gate.origin()
+	}
 	return nil
 }
 
@@ -696,7 +785,13 @@ func (c *captureSink) flush() error {
 		return nil
 	}
 	m := derivedMsg{out: c.curOut, b: c.cur}
-	c.cur = nil
+	if c.curOrigin != nil {
+		c.gate.mu.Lock()
+		m.origin, m.pull = c.curOrigin, c.gate.pulls
+		c.gate.mu.Unlock()
+		c.gate.pending.Add(1)
+	}
+	c.cur, c.curOrigin = nil, nil
 	return c.send(m)
 }
 

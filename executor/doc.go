@@ -73,7 +73,12 @@
 // joinsource.go, unnest.go, maxfuture.go; tee.go: one open of a stream that
 // can be read once fanned out to the job's readers of it, plan.Job.Tees,
 // which hands back to stdin the furthest any reader's job used, each
-// reader an Unreader and a HandsBack of its own;
+// reader an Unreader and a HandsBack of its own; derivedhandback.go: a
+// derived relation's parts over stdin gated, so that what its reading job
+// did not take is in the source's last batch, and handed back when the
+// part's source closes; joinhandback.go: a join's cut mapped to its
+// inputs' last batches; unnest.go's Unread: to the input rows unnested;
+// takesBack (source.go) keeps these accounts off the other paths;
 // joinpipe.go: an interval join of two files on goroutines of its own, its
 // inputs read ahead, its sink calls replayed by the job's goroutine before
 // the joined batch they came before) and the live status (live.go).

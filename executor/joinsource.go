@@ -117,6 +117,9 @@ type joinSource struct {
 	pipe *joinPipe
 	// parts is rewind's scratch: an input's partitions
 	parts []int32
+	// hand is the account of the inputs' last batches by which a LIMIT's
+	// cut hands back what the job did not use (joinhandback.go: stdin)
+	hand joinHandBack
 }
 
 // swapLeft returns the handle by which a thin Top-N after the join reads
@@ -631,6 +634,7 @@ func (js *joinSource) readBatch(s int) error {
 	case err != nil:
 		return err
 	}
+	js.hand.note(js, s) // (joinhandback.go)
 	n := ji.b.N
 	var failure error
 	ji.errs = ji.errs[:0]

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -386,8 +387,8 @@ func (f *futureSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	before := len(*bad)
 	err := f.Source.Next(b, bad)
 	f.refusedAt, f.idx = f.refusedAt[:0], f.idx[:0]
-	if b.N == 0 {
-		return err
+	if errors.Is(err, ErrWaiting) || b.N == 0 {
+		return err // (after ErrWaiting a live source may still be filling b: untouched)
 	}
 	vals := f.wm.Eval(b, f.sel[:b.N])
 	et := b.Cols[f.col]

@@ -162,6 +162,10 @@ type runMode struct {
 	// moved (a derived relation's part whose rows carry the stream's
 	// watermark beside their partitions', plan.Derived.StreamWatermarks)
 	marks bool
+	// gate is the gate of the derived relation's part this job is
+	// (derivedhandback.go), which its main source goes under when it hands
+	// back (stdin); nil for any other job
+	gate *derivedGate
 }
 
 // opContext is what a job's operators get when the job is built (issue 22
@@ -254,6 +258,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		if err != nil {
 			return stats, err
 		}
+		src = mode.gate.gate(src) // (a derived relation's part over stdin hands back what its reader did not use)
 		srcs = append(srcs, src)
 	}
 	sink, err := newSink()

@@ -31,6 +31,25 @@ type Source = connector.Source
 // Unread on.
 type Unreader = connector.Unreader
 
+// takesBack reports whether src takes back what a job did not use: an
+// Unreader over a source that does (stdin, SPEC 1). A wrapper that is an
+// Unreader whatever it reads (a derived relation, CROSS JOIN UNNEST, the
+// 'watermark.max-future' filter) says so only when what it reads does, so
+// that its hand-back account (derivedhandback.go, joinhandback.go,
+// unnestSource.origin) costs nothing on the other paths.
+func takesBack(src Source) bool {
+	switch s := src.(type) {
+	case *derivedSource:
+		return s.handsBack
+	case *unnestSource:
+		return s.track
+	case *futureUnreader:
+		return takesBack(s.Source)
+	}
+	_, ok := src.(Unreader)
+	return ok
+}
+
 // Env gives jobs what they open, and keeps what lives longer than one job (the
 // connectors' state, connector.State: the session's stdin, the rows inserted
 // into values streams). The working directory of relative paths comes from each

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -60,6 +61,24 @@ type unnestSource struct {
 	set     []bool
 	parts   connector.PartitionedSource // the input's partitions (SourceHandles.Partitions), nil: none
 	refuse  *maxFuture
+	// origin is the input row (of in) each row of the last batch Next gave
+	// was unnested from, and firstPartial whether its first row's input
+	// row gave elements to an earlier batch too (Unread); kept only when
+	// track, the inner source takes back what a job did not use (stdin)
+	origin       []int32
+	firstPartial bool
+	track        bool
+	// held are in's malformed rows not given yet, each at its index among
+	// in's rows (BadRow.Index), which fill gives before the first row
+	// unnested from the input row it came before (rows of the input rows
+	// before it may fill several batches); badGiven counts those given
+	// before the last batch Next gave and badNow those given with it
+	// (UnreadAfter, in in's malformed rows)
+	held             []BadRow
+	badGiven, badNow int
+	// waiting: the inner source's last Next returned ErrWaiting, so in
+	// may still be being filled (a live source's decoder goroutine)
+	waiting bool
 }
 
 // carriesWatermark reports whether the unnesting source of job stamps its
@@ -78,7 +97,7 @@ func newUnnestSource(ctx context.Context, job *plan.Job, env *Env, o openOpts) (
 	if err != nil {
 		return nil, err
 	}
-	s := &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields, wmCol: -1}
+	s := &unnestSource{inner: in.src, k: o.exprs.Compile(u.Expr), in: vector.NewBatch(u.InnerTypes), ncols: len(u.Inner.Columns), left: u.Left, ordinality: u.Ordinality, rowFields: u.RowFields, wmCol: -1, track: takesBack(in.src)}
 	if carriesWatermark(job) {
 		s.wm, s.wmCol = o.exprs.Compile(job.Watermark), job.WatermarkCol // (over the stream's columns, which the input rows have at the same indexes)
 		s.stamps, s.stamped = make([]int64, vector.Cap), make([]bool, vector.Cap)
@@ -172,7 +191,7 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	b.Reset()
 	for {
 		if s.pending {
-			if s.fill(b); b.N > 0 {
+			if s.fill(b, bad); b.N > 0 || s.badNow > 0 {
 				return nil
 			}
 		}
@@ -180,9 +199,22 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 			s.innerErr = nil
 			return err
 		}
-		s.in.Reset() // (a source may return at its end without touching the batch: its last rows are given already)
+		if !s.waiting {
+			s.in.Reset() // (a source may return at its end without touching the batch: its last rows are given already)
+		}
+		before := len(*bad)
 		err := s.inner.Next(s.in, bad)
+		if s.waiting = errors.Is(err, ErrWaiting); s.waiting {
+			// no row ready (connector.ErrWaiting): a live source (stdin,
+			// a socket) may still be filling in, which goes to it again
+			// untouched at the next call
+			return err
+		}
+		s.badGiven, s.badNow = 0, 0
 		if s.in.N > 0 {
+			// (its malformed rows go with the rows they came before: fill)
+			s.held = append(s.held[:0], (*bad)[before:]...)
+			*bad = (*bad)[:before]
 			s.sel = s.sel[:0]
 			for i := range s.in.N {
 				s.sel = append(s.sel, int32(i))
@@ -206,11 +238,19 @@ func (s *unnestSource) Next(b *vector.Batch, bad *[]BadRow) error {
 	}
 }
 
-// fill appends unnested rows to b until it is full or in is all given.
-func (s *unnestSource) fill(b *vector.Batch) {
+// fill appends unnested rows to b until it is full or in is all given,
+// and to bad in's malformed rows before them (held), each before the first
+// row unnested from the input row it came before (BadRow.Index: 'errors'=
+// 'fail' stops there, and stdin hands back from there, SPEC 1).
+func (s *unnestSource) fill(b *vector.Batch, bad *[]BadRow) {
 	x, in := s.x, s.in
+	s.origin, s.firstPartial = s.origin[:0], s.el > 0
+	s.badGiven, s.badNow = s.badGiven+s.badNow, 0
 	for s.row < in.N && b.N < vector.Cap {
 		r := s.row
+		if s.el == 0 {
+			s.giveHeld(b, bad, r)
+		}
 		if x.Null[r] || x.Len[r] == 0 {
 			if s.left { // LEFT JOIN UNNEST ... ON TRUE: the row once, NULL padded
 				o := b.N
@@ -225,6 +265,9 @@ func (s *unnestSource) fill(b *vector.Batch) {
 				}
 				b.Pos[o] = in.Pos[r]
 				s.stamp(b, o, r)
+				if s.track {
+					s.origin = append(s.origin, int32(r))
+				}
 				b.N++
 			}
 			s.row, s.el = s.row+1, 0
@@ -250,6 +293,9 @@ func (s *unnestSource) fill(b *vector.Batch) {
 			}
 			b.Pos[o] = in.Pos[r]
 			s.stamp(b, o, r)
+			if s.track {
+				s.origin = append(s.origin, int32(r))
+			}
 			b.N++
 		}
 		if s.el >= n {
@@ -257,7 +303,20 @@ func (s *unnestSource) fill(b *vector.Batch) {
 		}
 	}
 	if s.row >= in.N {
+		s.giveHeld(b, bad, in.N) // (those after in's last row)
 		s.pending = false
+	}
+}
+
+// giveHeld appends to bad, at b's next row, the held malformed rows that
+// came before in's row r.
+func (s *unnestSource) giveHeld(b *vector.Batch, bad *[]BadRow, r int) {
+	k := s.badGiven + s.badNow
+	for ; k < len(s.held) && s.held[k].Index <= r; k++ {
+		br := s.held[k]
+		br.Index = b.N
+		*bad = append(*bad, br)
+		s.badNow++
 	}
 }
 
@@ -269,3 +328,34 @@ func (s *unnestSource) Progress() (read, total int64) { return s.inner.Progress(
 
 // Close closes the inner source.
 func (s *unnestSource) Close() error { return s.inner.Close() }
+
+// Unread implements Unreader: the job used the first rows rows of the last
+// batch Next gave; the inner source (stdin, SPEC 1) is told the input rows
+// up to the last one they were unnested from (unreadRows).
+func (s *unnestSource) Unread(rows int) { s.UnreadAfter(rows, 0) }
+
+// UnreadAfter implements Unreader: as Unread, with the first bad malformed
+// rows of the last batch, after those of the inner batch given before it.
+func (s *unnestSource) UnreadAfter(rows, bad int) {
+	if u, ok := s.inner.(Unreader); ok {
+		u.UnreadAfter(s.unreadRows(rows), s.badGiven+min(bad, s.badNow))
+	}
+}
+
+// unreadRows maps the first rows rows of the last batch Next gave to the
+// input rows of s.in they were unnested from: the input rows up to and
+// including the last one's (a row whose elements were given in part counts
+// as used); 0 rows used of the batch: the input rows before its first
+// row's, and that one too when earlier batches gave some of its elements.
+func (s *unnestSource) unreadRows(rows int) int {
+	if len(s.origin) == 0 {
+		return 0
+	}
+	if rows > 0 {
+		return int(s.origin[min(rows, len(s.origin))-1]) + 1
+	}
+	if s.firstPartial {
+		return int(s.origin[0]) + 1
+	}
+	return int(s.origin[0])
+}

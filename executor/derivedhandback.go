@@ -1,0 +1,263 @@
+package executor
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"streamql/catalog"
+	"streamql/executor/vector"
+	"streamql/planner/plan"
+)
+
+// A derived relation over a stream that hands back what a job does not use
+// (stdin, SPEC 1: the session's next job reads on after the last row used)
+// hands back the rows after the last one its reading job used: an outer
+// LIMIT over a subquery, view or WITH name of stdin leaves the rest of stdin
+// to the next statement. Its parts' jobs read ahead of the reading job, so
+// each part's source is gated (derivedGate): the part's job pulls its next
+// batch only once the reading job has taken every main row it gave, so the
+// rows the reading job has not taken all come from the source's last batch,
+// the only one a source can hand back. Each main row carries the row of that
+// batch it was made at (captureSink.add), and the reading job's cut
+// (derivedSource.Unread) becomes the part's account (derivedGate.Used),
+// which its source reads when it closes (connector.HandsBack).
+
+// derivedHandsBack reports whether a part of d reads a stream that hands
+// back (catalog.CapHandBack): as its stream, a join's input or an
+// UNNEST's, directly or through a derived relation of its own.
+func derivedHandsBack(d *plan.Derived) bool {
+	for _, job := range d.Parts {
+		if jobHandsBack(job) {
+			return true
+		}
+	}
+	return false
+}
+
+// jobHandsBack is derivedHandsBack for one part's job.
+func jobHandsBack(job *plan.Job) bool {
+	streams := []*catalog.Stream{job.Stream}
+	if job.Both != nil {
+		for s := range job.Both.Inputs {
+			streams = append(streams, job.Both.Inputs[s].Stream)
+		}
+	}
+	if job.Unnest != nil {
+		streams = append(streams, job.Unnest.Inner)
+	}
+	for _, st := range streams {
+		switch {
+		case st == nil:
+		case st.Caps().Has(catalog.CapHandBack):
+			return true
+		case st.Connector == plan.DerivedConnector:
+			if dd := plan.DerivedOf(st); dd != nil && derivedHandsBack(dd) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// derivedGate is one part's gate and hand-back account (see above).
+type derivedGate struct {
+	ctx context.Context
+	// pending counts the main batches sent and not yet given whole by the
+	// reading job; drained is signalled when it falls to 0
+	pending atomic.Int64
+	drained chan struct{}
+	// pulls counts the batches the part's source gave (rows or malformed
+	// rows); bad are the malformed rows' indexes in the last one (the
+	// part's goroutine only)
+	pulls int64
+	bad   []int
+	// origins are free origin slices for the part's main batches
+	origins chan []int32
+
+	mu     sync.Mutex
+	cut    bool  // the reading job cut (derivedSource.Unread)
+	cutAt  int64 // the pull of the last row it used (0: none used)
+	cutRow int   // rows of that pull used: the last used row's + 1
+}
+
+func newDerivedGate(ctx context.Context, n int) *derivedGate {
+	return &derivedGate{ctx: ctx, drained: make(chan struct{}, 1), origins: make(chan []int32, n+1)}
+}
+
+// origin returns a slice for a main batch's rows' origins.
+func (g *derivedGate) origin() []int32 {
+	select {
+	case o := <-g.origins:
+		return o
+	default:
+		return make([]int32, vector.Cap)
+	}
+}
+
+// done takes back a main batch given whole, with its origins.
+func (g *derivedGate) done(o []int32) {
+	if o != nil {
+		select {
+		case g.origins <- o:
+		default:
+		}
+	}
+	if g.pending.Add(-1) == 0 {
+		select {
+		case g.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// setCut records the reading job's last used row of the part: row rows-1 of
+// its source's pull at (at 0: none).
+func (g *derivedGate) setCut(at int64, rows int) {
+	g.mu.Lock()
+	g.cut, g.cutAt, g.cutRow = true, at, rows
+	g.mu.Unlock()
+}
+
+// Used returns, with the reading job's cut, the rows
+// of the source's last batch up to the last row used (none when that row
+// came from an earlier batch), with the malformed rows before them; ok
+// false when the reading job did not cut (it used all it took, or failed).
+func (g *derivedGate) Used() (rows, bad int, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.cut || g.pulls == 0 {
+		return 0, 0, false
+	}
+	if g.cutAt == g.pulls {
+		rows = g.cutRow
+	}
+	for _, i := range g.bad {
+		if i < rows {
+			bad++
+		}
+	}
+	return rows, bad, true
+}
+
+// derivedGatedSource is a part's source under its gate: Next waits until the
+// reading job has taken every main row given so far.
+type derivedGatedSource struct {
+	Source
+	g *derivedGate
+}
+
+// Next implements Source.
+func (s *derivedGatedSource) Next(b *vector.Batch, bad *[]BadRow) error {
+	for s.g.pending.Load() > 0 {
+		select {
+		case <-s.g.drained:
+		case <-s.g.ctx.Done():
+			return s.g.ctx.Err()
+		}
+	}
+	n := len(*bad)
+	err := s.Source.Next(b, bad)
+	if err == nil && (b.N > 0 || len(*bad) > n) {
+		s.g.mu.Lock()
+		s.g.pulls++
+		s.g.bad = s.g.bad[:0]
+		for _, r := range (*bad)[n:] {
+			s.g.bad = append(s.g.bad, r.Index)
+		}
+		s.g.mu.Unlock()
+	}
+	return err
+}
+
+// Unread implements Unreader (the part's job's own cut).
+func (s *derivedGatedSource) Unread(rows int) {
+	if u, ok := s.Source.(Unreader); ok {
+		u.Unread(rows)
+	}
+}
+
+// UnreadAfter implements Unreader.
+func (s *derivedGatedSource) UnreadAfter(rows, bad int) {
+	if u, ok := s.Source.(Unreader); ok {
+		u.UnreadAfter(rows, bad)
+	}
+}
+
+// gate puts o, a part's main source, under g when it takes back what a
+// job did not use (Unreader: stdin, or a join, UNNEST or derived relation
+// over it); otherwise o is kept.
+func (g *derivedGate) gate(o opened) opened {
+	if g == nil {
+		return o
+	}
+	if !takesBack(o.src) {
+		return o
+	}
+	o.src = &derivedGatedSource{Source: o.src, g: g}
+	return o
+}
+
+// Close implements Source: with the reading job's cut (derivedGate.Used),
+// the source is told it, in place of its own job's account, before it
+// closes.
+func (s *derivedGatedSource) Close() error {
+	if rows, bad, ok := s.g.Used(); ok {
+		s.Source.(Unreader).UnreadAfter(rows, bad)
+	}
+	return s.Source.Close()
+}
+
+// derivedSeg is a run of rows of one part's main batch a derivedSource's
+// Next gave: rows at..at+n of the given batch, rows from.. of the part's
+// batch, made at the origins' rows of the source's pull.
+type derivedSeg struct {
+	p      *derivedPart
+	at, n  int
+	from   int
+	origin []int32
+	pull   int64
+}
+
+// Unread implements Unreader: the reading job used the first rows rows of
+// the last batch Next gave; each gated part's account is the furthest row
+// of its source's last pull that a used row was made at (SPEC 1: the next
+// job reads on after the last row used).
+func (ds *derivedSource) Unread(rows int) {
+	for _, p := range ds.parts {
+		if p.gate == nil {
+			continue
+		}
+		at, row := p.prevPull, p.prevRow
+		for _, s := range ds.segs {
+			if s.p != p || s.at >= rows || s.origin == nil {
+				continue
+			}
+			if s.pull != at {
+				at, row = s.pull, 0
+			}
+			row = furthest(s.origin[s.from:s.from+min(rows-s.at, s.n)], row)
+		}
+		p.gate.setCut(at, row)
+	}
+}
+
+// UnreadAfter implements Unreader: a derived relation has no malformed rows
+// of its own.
+func (ds *derivedSource) UnreadAfter(rows, _ int) { ds.Unread(rows) }
+
+// furthest returns the greater of row and one past the furthest of
+// origins, rows of one source pull (-1: a row made with no input row,
+// which uses none). Rows made out of their input's order (a Top-N's, an
+// OVER's) make the furthest, not the last, the row the cut is after.
+func furthest(origins []int32, row int) int {
+	for _, o := range origins {
+		row = max(row, int(o)+1)
+	}
+	return row
+}
+
+var (
+	_ Unreader = (*derivedSource)(nil)
+	_ Unreader = (*derivedGatedSource)(nil)
+)
