@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"slices"
 
 	"streamql/executor/aggregate"
@@ -258,6 +259,9 @@ func (r *joinReplay) Torn() bool { return r.js.given }
 // Assign implements connector.Replay; the join's watermarks go down to
 // the inputs' minimum with p (joinSource.rewind).
 func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
+	if r.js.fail == nil {
+		r.js.fail = r.js.errWindowMoved(r.s, p)
+	}
 	r.drop(p)
 	if ok {
 		r.e[p] = m.Emitted
@@ -403,6 +407,10 @@ func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay
 		a := c.assign
 		js.aggFired = func() (int64, bool) { return a.wm, a.set }
 	}
+	if c.assign.job.Watermark != nil {
+		a := c.assign
+		js.windowAt = func() (int64, bool) { return a.wm, a.set }
+	}
 	agg.StartReplay(joinOldReplay{js})
 	js.dropAgg = agg.Drop
 	c.sink.rep = r
@@ -461,3 +469,25 @@ func (joinOldReplay) Firing(int64) {}
 // Written implements rank.Replay: no row is written by its time (the rows
 // of the batches of old pairs are: Replayed).
 func (joinOldReplay) Written(int32, int64) bool { return false }
+
+// errWindowMoved returns the error that stops a job whose window aggregate
+// after a join of two Kafka streams in a consumer group has a watermark
+// when partition p comes to input s (joinSource.windowAt), nil otherwise
+// (no such aggregate, or the process's first assignment, before any
+// joined row reached it). The aggregate's watermark over the joined rows
+// does not go down to the partition's rows as the join's does
+// (joinSource.rewind), so the windows those rows belong to would have
+// fired without them and the rows would be late: a partition moving
+// between processes (a second process of the group, or one leaving)
+// would lose windows. The job stops instead (exit 1, its open transaction
+// aborted, nothing committed past what was written), and EXPLAIN's
+// scale-out line says to run one process per group (issue 23 item 6).
+func (js *joinSource) errWindowMoved(s int, p int32) error {
+	if js.windowAt == nil {
+		return nil
+	}
+	if _, set := js.windowAt(); !set {
+		return nil
+	}
+	return fmt.Errorf("partition %d of %s came to this process while the window aggregate after the %s of %s and %s holds windows: a window aggregate after a join does not scale out over several processes of a consumer group yet (the partition's joined rows would be late for windows that fired without them); run one process per group: stop the others and restart this one, which reads on from the group's committed offsets", p, js.both.Inputs[s].Name, js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+}

@@ -92,6 +92,12 @@ type joinSource struct {
 	// replayed partition ending at or below the mark's f fired (I4); nil
 	// otherwise (f is then the join's watermark)
 	aggFired func() (int64, bool)
+	// windowAt, for a window aggregate after the join in its job (with or
+	// without side branches; newJoinAggReplay), is that aggregate's
+	// watermark over the joined rows; nil otherwise. Once it is set, a
+	// partition coming to the process stops the job (joinReplay.Assign,
+	// errWindowMoved)
+	windowAt func() (int64, bool)
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context

@@ -242,7 +242,9 @@
 // may be the partners of the other's dropped rows). A window aggregate
 // after the join does not scale out so yet (its watermark over the joined
 // rows does not go down with the join's: a moved partition's windows
-// would be lost; EXPLAIN says to run one process). Tests: the executor's
+// would be lost; EXPLAIN says to run one process, and a partition coming
+// to a process once the aggregate has a watermark stops the job: the
+// executor's errWindowMoved, TestJoinWindowPartitionMoveStops). Tests: the executor's
 // TestJoinReplayPartitionMoves, the crash harness's scale-out join tests
 // (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
 // TestJoinReplayAfterACrash

@@ -569,7 +569,7 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 			// (the window aggregate's watermark over the joined rows does
 			// not go down when a partition comes to a process, as the
 			// join's does: the partition's joined rows would be late)
-			fmt.Fprintf(sb, "    a window aggregate after the join does not scale out yet: the windows of a partition that moves to another process would be lost; run one process per group\n")
+			fmt.Fprintf(sb, "    a window aggregate after the join does not scale out yet: the windows of a partition that moves to another process would be lost, so a partition coming to a process once the windows have a watermark stops the job; run one process per group\n")
 		}
 		if window && sides {
 			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
