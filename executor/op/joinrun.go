@@ -3,6 +3,8 @@ package op
 import (
 	"context"
 	"math"
+
+	"streamql/executor/vector"
 )
 
 // This file is the interval join's release by runs (issue 23, performance):
@@ -57,6 +59,7 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 	q := &j.pending
 	sd := &j.side[st]
 	run := q.due(st, bound, all, math.MaxInt)
+	ends := j.held[:0] // (the run's rows' ends, queued in j.expiry after the loop)
 	for x, it := range run {
 		if x%lookAheadRows == 0 {
 			j.touchAhead(st, run, x)
@@ -73,9 +76,14 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 		if st == 0 {
 			end = satSub(it.t, j.spec.Lo)
 		}
-		j.pushExpiry(pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})
+		ends = append(ends, pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})
 	}
 	q.advance(st, len(run))
+	if len(ends) > 0 { // (j.pushExpiry's, for the run at once: ends in its order, appended to the FIFO)
+		j.expiry.pushSorted(ends)
+		j.expireAt = min(j.expireAt, ends[0].t)
+	}
+	j.held = ends
 	pt := 1 - st
 	start := j.batches
 	for {
@@ -110,6 +118,9 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 	}
 	j.runSlots = slots
 	keysP, keysS := j.spec.Keys[pt], j.spec.Keys[st]
+	times := &sd.rows.cols[j.spec.Time[st]].i // (st's times: fits, read in place)
+	lo, hi := j.spec.Lo, j.spec.Hi
+	kinds := j.outB.Kinds != nil || j.spec.Changes[pt]
 	for x, it := range run {
 		if j.pace > 0 && j.batches-start >= j.pace {
 			j.deferred = true
@@ -119,6 +130,10 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 		if it.row < 0 || pd.dead[k] {
 			continue // (DropRows)
 		}
+		// fits, for a probe row of the right side (pt 1): the left row's
+		// time in [t+Lo, t+Hi], bounds computed once for its chain
+		from, to := satAdd(it.t, lo), satAdd(it.t, hi)
+		partnered := false
 		if si := int(slots[x]); si >= 0 {
 			// (the slots stay where find saw them: no row is added or
 			// expired while the run probes, and unlink frees no slot)
@@ -129,25 +144,45 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 					break
 				}
 				o := int(o32)
-				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) || !j.fits(pt, it.t, o) {
+				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) {
 					continue
 				}
-				if sd.matches.get(o) == 0 {
+				if pt == 0 {
+					if !j.fits(pt, it.t, o) {
+						continue
+					}
+				} else if ot := times.get(o); ot < from || ot > to {
+					continue
+				}
+				m := sd.matches.get(o)
+				if m == 0 {
 					j.count.Partnered[st]++
 				}
-				if pd.matches.get(k) == 0 {
-					j.count.Partnered[pt]++
-				}
-				sd.matches.set(o, sd.matches.get(o)+1)
-				pd.matches.set(k, pd.matches.get(k)+1)
+				sd.matches.set(o, m+1)
+				partnered = true
 				l, r := k, o
 				if pt == 1 {
 					l, r = o, k
 				}
-				if err := j.emit(ctx, l, r, j.addKind(pt, k)); err != nil {
-					return x + 1, err
+				if kinds {
+					if err := j.emit(ctx, l, r, j.addKind(pt, k)); err != nil {
+						return x + 1, err
+					}
+					continue
+				}
+				// (emit, inline: an INNER join's pairs have no kinds)
+				j.pairL, j.pairR = append(j.pairL, int32(l)), append(j.pairR, int32(r))
+				if j.outB.N+len(j.pairL) == vector.Cap {
+					if err := j.flush(ctx); err != nil {
+						return x + 1, err
+					}
 				}
 			}
+		}
+		if partnered {
+			// (the probe row's matches are not counted up: it leaves the
+			// state now, and only an outer side's padding reads them)
+			j.count.Partnered[pt]++
 		}
 		if err := j.drop(pd, k); err != nil {
 			return x + 1, err
