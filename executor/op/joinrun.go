@@ -121,13 +121,16 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 	times := &sd.rows.cols[j.spec.Time[st]].i // (st's times: fits, read in place)
 	lo, hi := j.spec.Lo, j.spec.Hi
 	kinds := j.outB.Kinds != nil || j.spec.Changes[pt]
+	// (in locals, not read through j at every row: nothing the loop calls
+	// changes them but drop, which sets pdead's flags)
+	hashIsKey, pace, pdead, sdead := j.hashIsKey, j.pace, pd.dead, sd.dead
 	for x, it := range run {
-		if j.pace > 0 && j.batches-start >= j.pace {
+		if pace > 0 && j.batches-start >= pace {
 			j.deferred = true
 			return x, j.settle()
 		}
 		k := int(it.row)
-		if it.row < 0 || pd.dead[k] {
+		if it.row < 0 || pdead[k] {
 			continue // (DropRows)
 		}
 		// fits, for a probe row of the right side (pt 1): the left row's
@@ -140,11 +143,11 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 			prev, next := int32(-1), sd.index.slots[si].head
 			for {
 				var o32 int32
-				if o32, prev, next = sd.index.live(si, prev, next, sd.dead); o32 < 0 {
+				if o32, prev, next = sd.index.live(si, prev, next, sdead); o32 < 0 {
 					break
 				}
 				o := int(o32)
-				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) {
+				if !hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) {
 					continue
 				}
 				if pt == 0 {
