@@ -51,7 +51,8 @@ func (j *Join) oneSided() int {
 // side's held rows are read in place from their FIFO in j.pending (in
 // order: pushSorted merges every batch into it), without a three-way
 // least per row, and the probe side's key slots are looked up a run at a
-// time, so that their cache misses overlap. With a pace it stops,
+// time, so that their cache misses overlap (st's rows' slots, recent
+// rows', are not loaded ahead: expireRun). With a pace it stops,
 // deferred, before the next probe row (st's rows below the bound are all
 // indexed already; those indexed by a later call are above this bound,
 // so they fit no probe row deferred now).
@@ -60,10 +61,7 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 	sd := &j.side[st]
 	run := q.due(st, bound, all, math.MaxInt)
 	ends := j.held[:0] // (the run's rows' ends, queued in j.expiry after the loop)
-	for x, it := range run {
-		if x%lookAheadRows == 0 {
-			j.touchAhead(st, run, x)
-		}
+	for _, it := range run {
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
@@ -233,34 +231,14 @@ func (q *pendingQueue) advance(s, n int) {
 	}
 }
 
-// touchAhead is touchSlots, in side s's own index, of the lookAheadRows
-// items of run from x on (a loop over run calls it at each item x that
-// starts such a stretch: x%lookAheadRows == 0, tested there, inline).
-func (j *Join) touchAhead(s int, run []pendingItem, x int) {
-	j.touchSlots(s, &j.side[s].index, run[x:min(len(run), x+lookAheadRows)])
-}
-
-// touchSlots loads the slots of index x that the keys of side s's rows
-// items hash to (their adds, or their dropHead as they expire), so that
-// the processor overlaps their cache misses, which one row at a time it
-// would wait for in turn (as Join.lookAhead does for releaseRows).
-func (j *Join) touchSlots(s int, x *keyIndex, items []pendingItem) {
-	sd := &j.side[s]
-	touched := uint64(0)
-	for _, it := range items {
-		if it.row >= 0 && sd.keyed.get(int(it.row)) {
-			touched += x.slots[x.home(sd.hash.get(int(it.row)))].h
-		}
-	}
-	j.touchedH = touched
-}
-
 // expireRun is expire's loop for a join that oneSided says keeps side st
 // only, while st's rows are the only ones queued to expire and all in its
 // FIFO (the probe side's rows are never queued, and st's end in the order
 // they were handled, a constant after their time): the rows whose
 // intervals end before t (all: every one) leave the state and their key
-// chains, a run at a time, each run's slots loaded first (touchSlots).
+// chains, in order. (Their slots are not loaded a run ahead, as the probe
+// side's are: the loads cost more CPU than the misses they overlapped saved,
+// at the benchmark suite's 30,000 rows of state, docs/performance.md.)
 // None is padded (an INNER join). expire's own loop then finds nothing
 // due, or takes what expireRun left (items in its heap).
 func (j *Join) expireRun(st int, t int64, all bool) error {
@@ -270,10 +248,7 @@ func (j *Join) expireRun(st int, t int64, all bool) error {
 	}
 	sd := &j.side[st]
 	run := q.due(st, t, all, math.MaxInt)
-	for x, it := range run {
-		if x%lookAheadRows == 0 {
-			j.touchAhead(st, run, x)
-		}
+	for _, it := range run {
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] { // (DropRows)
 			continue
