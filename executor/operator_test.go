@@ -383,7 +383,7 @@ func TestWatermarkOffsetLoop(t *testing.T) {
 	edges := []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 4999, math.MinInt64 + 5000, -1, 0, 1, math.MaxInt64 - 5000, math.MaxInt64}
 	for _, wm := range []string{"ts - INTERVAL '5' SECOND", "ts + INTERVAL '5' SECOND", "ts"} {
 		job := planSidesWM(t, wm, nil, "SELECT k, ts FROM s")
-		fast, slow := newWatermarker(job, nil), newWatermarker(job, nil)
+		fast, slow, plain := newWatermarker(job, nil), newWatermarker(job, nil), newWatermarker(job, nil)
 		if wm != "ts" && fast.offCol < 0 {
 			t.Fatalf("%s: not taken as a column and an offset", wm)
 		}
@@ -418,6 +418,27 @@ func TestWatermarkOffsetLoop(t *testing.T) {
 			}
 			if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
 				t.Fatalf("%s: the offset loop stamped %v, the expression %v", wm, got[0], got[1])
+			}
+			// stamping without marks (watermarker.stamp: a join's input,
+			// the offset loop's own path once the watermark is set)
+			b := rowBatch(job, rows...)
+			copy(b.Cols[1].Null, nulls)
+			sel := make([]int32, b.N)
+			for i := range sel {
+				sel[i] = int32(i)
+			}
+			if r.IntN(3) == 0 && len(sel) > 1 {
+				sel = sel[:len(sel)-1] // (rows 0..n-2)
+			}
+			plain.stamp(b, sel)
+			for _, i := range sel {
+				c := b.Cols[job.WatermarkCol]
+				if g, w := fmt.Sprint(c.Null[i], c.I[i]), got[1][i]; g != w {
+					t.Fatalf("%s: row %d stamped %s without marks, %s with", wm, i, g, w)
+				}
+			}
+			if len(sel) < len(rows) { // (the row left out moves the others' watermark: it is stamped too)
+				plain.stamp(b, []int32{int32(len(sel))})
 			}
 		}
 	}

@@ -232,6 +232,34 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 	if w.offCol >= 0 {
 		// (the other loop's, the expression computed in it)
 		tv := b.Cols[w.offCol]
+		if w.set && !w.carried && !keep {
+			// (a stream's rows once it has a watermark, no Mark kept: the
+			// same stamps and moves, the watermark in a local)
+			wm, off := w.wm, w.off
+			if n := len(sel); n > 0 && n <= len(tv.I) && int(sel[n-1]) == n-1 && isPrefix(sel) {
+				// (rows 0..n-1, the source's batch: the vectors sliced to
+				// them, no bounds check a row)
+				nulls, stamps, ts, tnull := col.Null[:n], col.I[:n], tv.I[:n], tv.Null[:n]
+				for i, t := range ts {
+					nulls[i] = false
+					stamps[i] = wm
+					if v, ok := expr.AddInterval(t, off); ok && v > wm && !tnull[i] {
+						wm = v
+					}
+				}
+				w.wm = wm
+				return marks
+			}
+			for _, i := range sel {
+				col.Null[i] = false
+				col.I[i] = wm
+				if v, ok := expr.AddInterval(tv.I[i], off); ok && v > wm && !tv.Null[i] {
+					wm = v
+				}
+			}
+			w.wm = wm
+			return marks
+		}
 		for _, i := range sel {
 			if w.carried {
 				marks = w.carry(col, i, marks, keep)
@@ -264,6 +292,16 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 		}
 	}
 	return marks
+}
+
+// isPrefix reports whether sel is 0, 1, ..., len(sel)-1.
+func isPrefix(sel []int32) bool {
+	for k, i := range sel {
+		if int(i) != k {
+			return false
+		}
+	}
+	return true
 }
 
 // advanceParts is advance for a relation whose rows carry their Kafka

@@ -211,7 +211,12 @@ func NeedsQuote(f []byte, d byte) bool {
 	switch {
 	case n == 0:
 		return true
-	case n < 8:
+	case n >= 4 && n < 8:
+		// 4 to 7 bytes: two 4-byte loads that overlap, in one word
+		// compared at once as the long path's words are
+		x := uint64(binary.LittleEndian.Uint32(f)) | uint64(binary.LittleEndian.Uint32(f[n-4:]))<<32
+		return swarAny(x, uint64(d)*swarLo)
+	case n < 4:
 		for _, c := range f {
 			if c == d || c == '"' || c == '\n' || c == '\r' {
 				return true

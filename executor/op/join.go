@@ -938,11 +938,12 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 			s.partner.push(-1)
 		}
 	}
-	held := j.held[:0]
+	held := slices.Grow(j.held[:0], n)[:n] // (written in place: no append's check a row)
+	seq, side := j.seq, int8(port)
 	for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
-		j.seq++
-		held = append(held, pendingItem{t: t, side: int8(port), seq: j.seq, row: int32(k0 + i)})
+		held[i] = pendingItem{t: t, side: side, seq: seq + int64(i) + 1, row: int32(k0 + i)}
 	}
+	j.seq += int64(n)
 	j.held = held
 	j.pending.pushSorted(held)
 	return j.acct.Grow(bytes)
@@ -1791,18 +1792,20 @@ func (j *Join) materialize() {
 	l, r := &j.side[0], &j.side[1]
 	l.rows.gatherPassed(b, at, 0, j.pairL, j.spec.Pass[0], false)
 	r.rows.gatherPassed(b, at, len(j.spec.Types[0]), j.pairR, j.spec.Pass[1], false)
-	for x, k := range j.pairL {
+	froml, fromr := j.from[0][at:at+n], j.from[1][at:at+n]
+	l.rows.positions(froml, j.pairL)
+	r.rows.positions(fromr, j.pairR)
+	pos := b.Pos[at : at+n]
+	for x, k := range j.pairL { // (a joined row's position: its left row's, read above, or its right row's)
 		switch {
 		case j.swap != nil && k >= 0: // (its left row's ordinal: JoinSpec.Swap)
-			b.Pos[at+x] = j.swap.ord[k]
+			pos[x] = j.swap.ord[k]
 		case k >= 0:
-			b.Pos[at+x] = l.rows.Pos(int(k))
+			pos[x] = froml[x]
 		default:
-			b.Pos[at+x] = r.rows.Pos(int(j.pairR[x]))
+			pos[x] = fromr[x]
 		}
 	}
-	l.rows.positions(j.from[0][at:at+n], j.pairL)
-	r.rows.positions(j.from[1][at:at+n], j.pairR)
 	if b.Kinds != nil {
 		copy(b.Kinds[at:at+n], j.pairK)
 	}

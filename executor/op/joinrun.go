@@ -3,6 +3,8 @@ package op
 import (
 	"context"
 	"math"
+
+	"streamql/executor/vector"
 )
 
 // This file is the interval join's release by runs (issue 23, performance):
@@ -49,7 +51,8 @@ func (j *Join) oneSided() int {
 // side's held rows are read in place from their FIFO in j.pending (in
 // order: pushSorted merges every batch into it), without a three-way
 // least per row, and the probe side's key slots are looked up a run at a
-// time, so that their cache misses overlap. With a pace it stops,
+// time, so that their cache misses overlap (st's rows' slots, recent
+// rows', are not loaded ahead: expireRun). With a pace it stops,
 // deferred, before the next probe row (st's rows below the bound are all
 // indexed already; those indexed by a later call are above this bound,
 // so they fit no probe row deferred now).
@@ -57,10 +60,8 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 	q := &j.pending
 	sd := &j.side[st]
 	run := q.due(st, bound, all, math.MaxInt)
-	for x, it := range run {
-		if x%lookAheadRows == 0 {
-			j.touchAhead(st, run, x)
-		}
+	ends := j.held[:0] // (the run's rows' ends, queued in j.expiry after the loop)
+	for _, it := range run {
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] {
 			continue // (a Kafka partition's rows, dropped while held: DropRows)
@@ -73,9 +74,14 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 		if st == 0 {
 			end = satSub(it.t, j.spec.Lo)
 		}
-		j.pushExpiry(pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})
+		ends = append(ends, pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})
 	}
 	q.advance(st, len(run))
+	if len(ends) > 0 { // (j.pushExpiry's, for the run at once: ends in its order, appended to the FIFO)
+		j.expiry.pushSorted(ends)
+		j.expireAt = min(j.expireAt, ends[0].t)
+	}
+	j.held = ends
 	pt := 1 - st
 	start := j.batches
 	for {
@@ -110,44 +116,74 @@ func (j *Join) probeRun(ctx context.Context, pt int, run []pendingItem, start in
 	}
 	j.runSlots = slots
 	keysP, keysS := j.spec.Keys[pt], j.spec.Keys[st]
+	times := &sd.rows.cols[j.spec.Time[st]].i // (st's times: fits, read in place)
+	lo, hi := j.spec.Lo, j.spec.Hi
+	kinds := j.outB.Kinds != nil || j.spec.Changes[pt]
+	// (in locals, not read through j at every row: nothing the loop calls
+	// changes them but drop, which sets pdead's flags)
+	hashIsKey, pace, pdead, sdead := j.hashIsKey, j.pace, pd.dead, sd.dead
 	for x, it := range run {
-		if j.pace > 0 && j.batches-start >= j.pace {
+		if pace > 0 && j.batches-start >= pace {
 			j.deferred = true
 			return x, j.settle()
 		}
 		k := int(it.row)
-		if it.row < 0 || pd.dead[k] {
+		if it.row < 0 || pdead[k] {
 			continue // (DropRows)
 		}
+		// fits, for a probe row of the right side (pt 1): the left row's
+		// time in [t+Lo, t+Hi], bounds computed once for its chain
+		from, to := satAdd(it.t, lo), satAdd(it.t, hi)
+		partnered := false
 		if si := int(slots[x]); si >= 0 {
 			// (the slots stay where find saw them: no row is added or
 			// expired while the run probes, and unlink frees no slot)
 			prev, next := int32(-1), sd.index.slots[si].head
 			for {
 				var o32 int32
-				if o32, prev, next = sd.index.live(si, prev, next, sd.dead); o32 < 0 {
+				if o32, prev, next = sd.index.live(si, prev, next, sdead); o32 < 0 {
 					break
 				}
 				o := int(o32)
-				if !j.hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) || !j.fits(pt, it.t, o) {
+				if !hashIsKey && !keyEqual(pd.rows, k, keysP, sd.rows, o, keysS, j.spec.NullSafe) {
 					continue
 				}
-				if sd.matches.get(o) == 0 {
+				if pt == 0 {
+					if !j.fits(pt, it.t, o) {
+						continue
+					}
+				} else if ot := times.get(o); ot < from || ot > to {
+					continue
+				}
+				m := sd.matches.get(o)
+				if m == 0 {
 					j.count.Partnered[st]++
 				}
-				if pd.matches.get(k) == 0 {
-					j.count.Partnered[pt]++
-				}
-				sd.matches.set(o, sd.matches.get(o)+1)
-				pd.matches.set(k, pd.matches.get(k)+1)
+				sd.matches.set(o, m+1)
+				partnered = true
 				l, r := k, o
 				if pt == 1 {
 					l, r = o, k
 				}
-				if err := j.emit(ctx, l, r, j.addKind(pt, k)); err != nil {
-					return x + 1, err
+				if kinds {
+					if err := j.emit(ctx, l, r, j.addKind(pt, k)); err != nil {
+						return x + 1, err
+					}
+					continue
+				}
+				// (emit, inline: an INNER join's pairs have no kinds)
+				j.pairL, j.pairR = append(j.pairL, int32(l)), append(j.pairR, int32(r))
+				if j.outB.N+len(j.pairL) == vector.Cap {
+					if err := j.flush(ctx); err != nil {
+						return x + 1, err
+					}
 				}
 			}
+		}
+		if partnered {
+			// (the probe row's matches are not counted up: it leaves the
+			// state now, and only an outer side's padding reads them)
+			j.count.Partnered[pt]++
 		}
 		if err := j.drop(pd, k); err != nil {
 			return x + 1, err
@@ -195,34 +231,14 @@ func (q *pendingQueue) advance(s, n int) {
 	}
 }
 
-// touchAhead is touchSlots, in side s's own index, of the lookAheadRows
-// items of run from x on (a loop over run calls it at each item x that
-// starts such a stretch: x%lookAheadRows == 0, tested there, inline).
-func (j *Join) touchAhead(s int, run []pendingItem, x int) {
-	j.touchSlots(s, &j.side[s].index, run[x:min(len(run), x+lookAheadRows)])
-}
-
-// touchSlots loads the slots of index x that the keys of side s's rows
-// items hash to (their adds, or their dropHead as they expire), so that
-// the processor overlaps their cache misses, which one row at a time it
-// would wait for in turn (as Join.lookAhead does for releaseRows).
-func (j *Join) touchSlots(s int, x *keyIndex, items []pendingItem) {
-	sd := &j.side[s]
-	touched := uint64(0)
-	for _, it := range items {
-		if it.row >= 0 && sd.keyed.get(int(it.row)) {
-			touched += x.slots[x.home(sd.hash.get(int(it.row)))].h
-		}
-	}
-	j.touchedH = touched
-}
-
 // expireRun is expire's loop for a join that oneSided says keeps side st
 // only, while st's rows are the only ones queued to expire and all in its
 // FIFO (the probe side's rows are never queued, and st's end in the order
 // they were handled, a constant after their time): the rows whose
 // intervals end before t (all: every one) leave the state and their key
-// chains, a run at a time, each run's slots loaded first (touchSlots).
+// chains, in order. (Their slots are not loaded a run ahead, as the probe
+// side's are: the loads cost more CPU than the misses they overlapped saved,
+// at the benchmark suite's 30,000 rows of state, docs/performance.md.)
 // None is padded (an INNER join). expire's own loop then finds nothing
 // due, or takes what expireRun left (items in its heap).
 func (j *Join) expireRun(st int, t int64, all bool) error {
@@ -232,10 +248,7 @@ func (j *Join) expireRun(st int, t int64, all bool) error {
 	}
 	sd := &j.side[st]
 	run := q.due(st, t, all, math.MaxInt)
-	for x, it := range run {
-		if x%lookAheadRows == 0 {
-			j.touchAhead(st, run, x)
-		}
+	for _, it := range run {
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] { // (DropRows)
 			continue

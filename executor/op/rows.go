@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"streamql/catalog"
 	"streamql/executor/vector"
@@ -611,11 +612,24 @@ func (r *Rows) Pos(k int) int64 {
 // positions sets out[x] to the source position of row ks[x] (Pos), -1
 // where ks[x] is -1 (a side padded with NULLs).
 func (r *Rows) positions(out []int64, ks []int32) {
-	for x, k := range ks {
-		out[x] = -1
-		if k >= 0 {
-			out[x] = r.Pos(int(k))
+	out = out[:len(ks)]
+	if r.noPos {
+		for x := range out {
+			out[x] = -1
 		}
+		return
+	}
+	cur := -1 // (a block's array looked up once for a run of rows in it, as intColumn.gather does)
+	var blk []int64
+	for x, k := range ks {
+		if k < 0 {
+			out[x] = -1
+			continue
+		}
+		if b := int(k) >> colBits; b != cur {
+			cur, blk = b, r.pos.blocks[b]
+		}
+		out[x] = blk[int(k)&colMask]
 	}
 }
 
@@ -1132,12 +1146,7 @@ func (nb *nullBits) pushAll(nulls []bool) {
 			nb.w.push(0)
 		}
 		m := min(64-nb.n&63, len(nulls))
-		w := uint64(0)
-		for i, null := range nulls[:m] {
-			if null {
-				w |= 1 << i
-			}
-		}
+		w := packBools(nulls[:m])
 		if w != 0 {
 			k := nb.n >> 6
 			nb.w.set(k, nb.w.get(k)|w<<(nb.n&63))
@@ -1146,6 +1155,24 @@ func (nb *nullBits) pushAll(nulls []bool) {
 		nb.n += m
 		nulls = nulls[m:]
 	}
+}
+
+// packBools returns the bits of bs (at most 64): bit i set when bs[i] is
+// true. Eight flags are read as one word (a bool is a byte of 0 or 1) and
+// gathered into a byte by one multiply (byte i's 1 lands on bit 56+i), so
+// that a word of no NULLs, the common case, costs a load and a test.
+func packBools(bs []bool) uint64 {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(bs))), len(bs))
+	w, i := uint64(0), 0
+	for ; i+8 <= len(b); i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			w |= x * 0x0102040810204080 >> 56 << i
+		}
+	}
+	for ; i < len(b); i++ {
+		w |= uint64(b[i]) << i
+	}
+	return w
 }
 
 // move copies rows from..from+m-1's flags to rows to..to+m-1 (to <

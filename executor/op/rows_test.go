@@ -180,6 +180,28 @@ func TestPushAllAgainstPush(t *testing.T) {
 	}
 }
 
+// TestPackBoolsAgainstLoop: packBools (nullBits.pushAll's word of flags,
+// eight read at once) sets bit i exactly where flag i is true, for every
+// length up to a word's 64 flags and flags of every density.
+func TestPackBoolsAgainstLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 31))
+	for n := range 65 {
+		for density := range 5 {
+			bs := make([]bool, n)
+			want := uint64(0)
+			for i := range bs {
+				bs[i] = r.IntN(4) < density
+				if bs[i] {
+					want |= 1 << i
+				}
+			}
+			if got := packBools(bs); got != want {
+				t.Fatalf("%d flags %v: %064b, want %064b", n, bs, got, want)
+			}
+		}
+	}
+}
+
 // TestRowsFreeBelowAgainstModel: rows added in order and dropped about in
 // that order (each within a window of the oldest live one, as a lookup
 // join's held left rows leave), with FreeBelow called at the first live row
