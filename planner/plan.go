@@ -95,6 +95,29 @@ type Planner struct {
 	// it reads (ruleReadOnce points at one of them). Reset when a
 	// statement's own SELECT starts.
 	fromReads []fromRead
+	// views are the copies of the views' relations this planner read
+	// (catalog.View.Stream to its plan.CopyRelation), one per view, so a
+	// statement reading a view twice reads one relation, as before the
+	// copy; viewCopies holds the same copies, to tell them from relations
+	// planned for the statement (pruneDerived)
+	views      map[*catalog.Stream]*catalog.Stream
+	viewCopies map[*catalog.Stream]bool
+}
+
+// viewRelation returns the planner's own copy of st, the relation of a
+// view of the catalog (plan.CopyRelation: planning writes into the jobs of
+// what it reads, and the catalog's view is read by every query, in every
+// session over the catalog, at once).
+func (p *Planner) viewRelation(st *catalog.Stream) *catalog.Stream {
+	if c, ok := p.views[st]; ok {
+		return c
+	}
+	if p.views == nil {
+		p.views, p.viewCopies = map[*catalog.Stream]*catalog.Stream{}, map[*catalog.Stream]bool{}
+	}
+	c := plan.CopyRelation(st)
+	p.views[st], p.viewCopies[c] = c, true
+	return c
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {

@@ -142,8 +142,9 @@ type Job struct {
 	// (SPEC 1, 2.4), as over the stream itself. The planner sets it when
 	// it plans the job that reads the relation (planner/rule_readerwins.go,
 	// for the parts at every depth), and EXPLAIN shows it under the part's
-	// AssignWatermark; a view's parts, planned once, get the windows of the
-	// statement that reads them, as Job.Tees (ShareTees).
+	// AssignWatermark; a view's parts get the windows of the statement that
+	// reads them, as Job.Tees (ShareTees), in that statement's copy of the
+	// view's relation (CopyRelation), never in the catalog's.
 	ReaderWindows []*Window
 	// Fanout offers every row of the stream to every branch, each taking the
 	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
