@@ -104,6 +104,27 @@ type Planner struct {
 	viewCopies map[*catalog.Stream]bool
 }
 
+// oneRelation points each of branches and main that reads a copy of the
+// view st is a copy of (plan.Origin: each statement, planned apart, reads
+// its own, plan.CopyRelation) at st, so that the job reads one relation,
+// as its rules (ruleInlineView, ruleFuseRankAggSides) and the executor
+// expect of a job's branches.
+func oneRelation(st *catalog.Stream, branches []*Branch, main *Branch) {
+	o := plan.Origin(st)
+	if o == st {
+		return
+	}
+	point := func(b *Branch) {
+		if b != nil && b.Stream != st && plan.Origin(b.Stream) == o {
+			b.Stream = st
+		}
+	}
+	for _, b := range branches {
+		point(b)
+	}
+	point(main)
+}
+
 // viewRelation returns the planner's own copy of st, the relation of a
 // view of the catalog (plan.CopyRelation: planning writes into the jobs of
 // what it reads, and the catalog's view is read by every query, in every
@@ -382,6 +403,7 @@ func CheckPending(st *catalog.Stream, branches []*Branch) error {
 // newJob is NewJob, with the replay refusal (ruleReplayJob) when replay is
 // true.
 func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (*Job, error) {
+	oneRelation(st, branches, main)
 	st, branches, main = ruleFuseJoinWindow(st, branches, main)
 	st, branches, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)
