@@ -220,7 +220,9 @@ type Catalog struct {
 // its query as written, and Stream, the relation it gives as the planner made
 // it when the view was created, or when a later SET that changes planning
 // planned it again (Stream.Derived holds its jobs); every reader
-// runs the view's jobs anew, so no state is shared between readers.
+// runs the view's jobs anew, so no state is shared between readers, and
+// plans over its own copy of them (planner's plan.CopyRelation), so
+// planning never writes into a view that other sessions read.
 // Query, when not nil, is the planner's form of a view whose query its
 // readers plan where they read it (a ranking without its bound, which a
 // reader's WHERE gives, as Flink inlines views: planner.Planner.ViewQuery),

@@ -71,6 +71,20 @@ func (t Type) String() string {
 // IsNumeric reports whether t is BIGINT or DOUBLE.
 func (t Type) IsNumeric() bool { return t == BigInt || t == Double }
 
+// IsFlat reports whether t is one of SPEC 1's scalar types (BIGINT,
+// TIMESTAMP, DOUBLE, BOOLEAN, VARCHAR): a column of values that can be
+// copied value by value into a batch of its own, which the command line's
+// changelog encoder does (cmd/streamql/render/changeenc.go, chosen by the
+// planner's rule_encode_ahead.go); false for the nested types of SPEC 2.10
+// and NULL's.
+func (t Type) IsFlat() bool {
+	switch t {
+	case BigInt, Timestamp, Double, Boolean, Varchar:
+		return true
+	}
+	return false
+}
+
 // ParseType reads a type name as written in CREATE STREAM or CAST (SPEC 1):
 // BIGINT (INT, INTEGER, SMALLINT, TINYINT, SIGNED), DOUBLE (FLOAT, REAL,
 // DECIMAL(p,s), NUMERIC), VARCHAR[(n)] (STRING, TEXT, CHAR[(n)]), BOOLEAN (BOOL),

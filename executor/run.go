@@ -384,7 +384,7 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 				return strategy.Chunked(ctx, cr, p.batch)
 			}
 		}
-		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), src.src, p.batch)
+		return strategy.Prefetch(ctx, job.BatchTypes, job.OnlyAggregates(), job.PrefetchDeep(), src.src, p.batch)
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()

@@ -107,6 +107,50 @@ type Planner struct {
 	// it reads (ruleReadOnce points at one of them). Reset when a
 	// statement's own SELECT starts.
 	fromReads []fromRead
+	// views are the copies of the views' relations this planner read
+	// (catalog.View.Stream to its plan.CopyRelation), one per view, so a
+	// statement reading a view twice reads one relation, as before the
+	// copy; viewCopies holds the same copies, to tell them from relations
+	// planned for the statement (pruneDerived)
+	views      map[*catalog.Stream]*catalog.Stream
+	viewCopies map[*catalog.Stream]bool
+}
+
+// oneRelation points each of branches and main that reads a copy of the
+// view st is a copy of (plan.Origin: each statement, planned apart, reads
+// its own, plan.CopyRelation) at st, so that the job reads one relation,
+// as its rules (ruleInlineView, ruleFuseRankAggSides) and the executor
+// expect of a job's branches.
+func oneRelation(st *catalog.Stream, branches []*Branch, main *Branch) {
+	o := plan.Origin(st)
+	if o == st {
+		return
+	}
+	point := func(b *Branch) {
+		if b != nil && b.Stream != st && plan.Origin(b.Stream) == o {
+			b.Stream = st
+		}
+	}
+	for _, b := range branches {
+		point(b)
+	}
+	point(main)
+}
+
+// viewRelation returns the planner's own copy of st, the relation of a
+// view of the catalog (plan.CopyRelation: planning writes into the jobs of
+// what it reads, and the catalog's view is read by every query, in every
+// session over the catalog, at once).
+func (p *Planner) viewRelation(st *catalog.Stream) *catalog.Stream {
+	if c, ok := p.views[st]; ok {
+		return c
+	}
+	if p.views == nil {
+		p.views, p.viewCopies = map[*catalog.Stream]*catalog.Stream{}, map[*catalog.Stream]bool{}
+	}
+	c := plan.CopyRelation(st)
+	p.views[st], p.viewCopies[c] = c, true
+	return c
 }
 
 func batchLayout(st *catalog.Stream) ([]catalog.Type, int) {
@@ -383,6 +427,7 @@ func CheckPending(st *catalog.Stream, branches []*Branch) error {
 // newJob is NewJob, with the replay refusal (ruleReplayJob) when replay is
 // true.
 func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (*Job, error) {
+	oneRelation(st, branches, main)
 	st, branches, main = ruleFuseJoinWindow(st, branches, main)
 	st, branches, main = ruleInlineView(st, branches, main)
 	st, main = ruleFuseRankAgg(st, branches, main)

@@ -68,7 +68,7 @@ func (p *Planner) derivedSource(tn *ast.TableName, pos int) (*catalog.Stream, er
 		if rv, ok := v.Query.(*viewQuery); ok {
 			return nil, parser.Errorf(pos, "view %s ranks its rows (%s) without a bound: read it with one, SELECT … FROM %s WHERE %s <= N (a Top-N, SPEC 2.9; the view's query is planned where it is read, as Flink inlines views), or bound the rank inside the view", v.Name, rv.rn.O, v.Name, rv.rn.O)
 		}
-		return v.Stream, nil
+		return p.viewRelation(v.Stream), nil
 	}
 	return nil, nil
 }

@@ -119,7 +119,7 @@ func (p *Planner) pruneJoin(both *plan.BothJoin, reads, pass []bool) {
 // one that ranks (SPEC 2.9) keeps every column of its select list.
 func (p *Planner) pruneDerived(st *catalog.Stream, need []bool) {
 	d := plan.DerivedOf(st)
-	if d == nil || d.Kind == "view" || p.Cat != nil && p.Cat.LookupView(d.Name) != nil && p.Cat.LookupView(d.Name).Stream == st {
+	if d == nil || d.Kind == "view" || p.viewCopies[st] {
 		return
 	}
 	for _, job := range d.Parts {

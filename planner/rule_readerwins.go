@@ -14,8 +14,10 @@ import "streamql/planner/plan"
 // WHERE or an UNNEST of nothing, still moves it). A part's own relations
 // get its windows and those it got, in turn. It runs on every job, the
 // outermost last (a derived relation's parts are planned first), so the
-// windows are those of the statement's job; a view's parts, planned once,
-// get them as they get the job's tees (ruleTeeJob).
+// windows are those of the statement's job; a view's parts get them as they
+// get the job's tees (ruleTeeJob), in the statement's own copy of the
+// view's relation (plan.CopyRelation, Planner.viewRelation): the catalog's
+// view, which every reader shares, is never written.
 func ruleReaderWindowsJob(j *Job) {
 	for _, d := range j.DerivedReads() {
 		for _, part := range d.Parts {

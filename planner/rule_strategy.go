@@ -39,8 +39,11 @@ import (
 //
 // The executor's run-time fallbacks (a file under two chunks, a table output
 // format) are the strategies' own (plan.Strategy's constants).
+//
+// It also sets job.EncodeAhead (ruleEncodeAhead), the main sink's strategy.
 func ChooseStrategy(job *Job, env plan.StrategyEnv) {
 	job.Strategy, job.Procs = maxFutureStrategy(job, strategyOf(job, env)), env.Procs
+	job.EncodeAhead = ruleEncodeAhead(job, env)
 }
 
 func strategyOf(job *Job, env plan.StrategyEnv) plan.Strategy {

@@ -16,9 +16,9 @@ import (
 // next rows while the job's goroutine routes and encodes the previous ones.
 //
 // The rows travel in groups of up to groupBatches batches (fewer hand-offs),
-// and only groups groups exist (prefetchGroups for Prefetch), reused: memory
-// stays bounded (16 batches of vector.Cap rows an Ahead reader, 32 for
-// Prefetch: about 2 MB for 3 columns), and the producer waits when all are
+// and only groups groups exist (deepGroups for a deep Prefetch), reused: memory
+// stays bounded (16 batches of vector.Cap rows an Ahead reader or Prefetch,
+// 32 for a deep Prefetch: about 2 MB for 3 columns), and the producer waits when all are
 // full. Four groups, not two, absorb the jitter of two goroutines of
 // similar speed (measured on 2 cores: 0.58 s instead of 0.80 s for 10M rows);
 // eight, about 1.5 ms of decoding, absorb a third goroutine's (an updating
@@ -26,7 +26,11 @@ import (
 // producer and the encoder took turns on one CPU while the job's goroutine
 // waited for either (the unbounded GROUP BY: 0.83 s instead of 0.67 s for 10M
 // rows, docs/performance.md; sixteen were no faster, and cost a Top-N job
-// 8 MiB more of peak RSS). Groups are handed over through
+// 8 MiB more of peak RSS). So eight are for that job only (the planner's
+// plan.Job.PrefetchDeep: an updating GROUP BY whose changelog the encoder
+// goroutine writes); every other job keeps four, which cost it less memory
+// (the Top-10 per key: 36 MiB of peak RSS instead of 42, no more CPU,
+// docs/performance.md). Groups are handed over through
 // channels in order, so the output order is the input order. A source's
 // VARCHAR values and Raw texts are valid only until its next Next, so the
 // producer copies them into memory of the group before it decodes more (a few
@@ -36,10 +40,10 @@ import (
 // at a time; Position is called on the job's goroutine meanwhile.
 
 const (
-	groups         = 4
-	prefetchGroups = 8
-	groupBatches   = 4
-	arenaSize      = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
+	groups       = 4
+	deepGroups   = 8
+	groupBatches = 4
+	arenaSize    = 16 << 10 // initial arena of a VARCHAR column: 16 bytes a row
 )
 
 // group is what the producer decoded: batches b[:n], each with its malformed
@@ -64,11 +68,16 @@ func (g *group) detach(k int) {
 // Prefetch runs a job over src with a producer goroutine decoding ahead
 // (plan.Prefetch): batches of types (without their text values when noText:
 // a job that only aggregates, vector.Batch.NoText) go to feed on the
-// caller's goroutine, in order. It returns feed's error at the job's end, or
-// ctx's; only after the producer has stopped, so the caller may close the
-// source.
-func Prefetch(ctx context.Context, types []catalog.Type, noText bool, src connector.Source, feed Feed) error {
-	a := NewAhead(src, types, AheadOptions{NoText: noText, groups: prefetchGroups})
+// caller's goroutine, in order, with deepGroups groups ahead when deep
+// (plan.Job.PrefetchDeep), groups otherwise. It returns feed's error at the
+// job's end, or ctx's; only after the producer has stopped, so the caller
+// may close the source.
+func Prefetch(ctx context.Context, types []catalog.Type, noText, deep bool, src connector.Source, feed Feed) error {
+	o := AheadOptions{NoText: noText}
+	if deep {
+		o.groups = deepGroups
+	}
+	a := NewAhead(src, types, o)
 	defer a.Close()
 	for {
 		b, bad, err := a.Next()
@@ -96,8 +105,8 @@ type AheadOptions struct {
 	// malformed rows' raw texts (vector.Batch.OwnStrings,
 	// records.OwnRaw) before it calls the source again.
 	Owned bool
-	// groups is how many groups the reader has (0: groups; Prefetch:
-	// prefetchGroups).
+	// groups is how many groups the reader has (0: groups; a deep
+	// Prefetch: deepGroups).
 	groups int
 }
 

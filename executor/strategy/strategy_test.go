@@ -59,9 +59,11 @@ var types = []catalog.Type{catalog.BigInt, catalog.Varchar}
 // its malformed rows' raw text in the source's order, on the caller's
 // goroutine, though the source is read ahead on another (its memory reused);
 // it passes the source's end (io.EOF) or error to the feed once, last, and
-// stops at the feed's end.
+// stops at the feed's end; with the shallow queue and the deep one
+// (plan.Job.PrefetchDeep), whose producer gets further ahead.
 func TestPrefetchKeepsOrder(t *testing.T) {
-	for _, end := range []error{io.EOF, errors.New("read failed")} {
+	for k, end := range []error{io.EOF, errors.New("read failed"), io.EOF, errors.New("read failed")} {
+		deep := k >= 2
 		src := &counting{n: 1000, per: 33, end: end, text: make([]byte, 0, 1<<20)}
 		want, bads := 0, 0
 		var last error
@@ -87,15 +89,15 @@ func TestPrefetchKeepsOrder(t *testing.T) {
 			}
 			return false, nil
 		}
-		err := Prefetch(context.Background(), types, false, src, feed)
+		err := Prefetch(context.Background(), types, false, deep, src, feed)
 		if err != end || last != end || want != 1000 || bads != 143 {
-			t.Errorf("end %v: err %v, last %v, %d rows, %d malformed", end, err, last, want, bads)
+			t.Errorf("end %v, deep %v: err %v, last %v, %d rows, %d malformed", end, deep, err, last, want, bads)
 		}
 	}
 	// the feed ends the job: Prefetch returns its error, the producer stopped
 	stop := errors.New("limit")
 	rows := 0
-	err := Prefetch(context.Background(), types, false, &counting{n: 1 << 20, per: 100, end: io.EOF, text: make([]byte, 0, 1<<20)}, func(ctx context.Context, b *vector.Batch, bad []records.BadRow, err error) (bool, error) {
+	err := Prefetch(context.Background(), types, false, false, &counting{n: 1 << 20, per: 100, end: io.EOF, text: make([]byte, 0, 1<<20)}, func(ctx context.Context, b *vector.Batch, bad []records.BadRow, err error) (bool, error) {
 		rows += b.N
 		return rows >= 500, stop
 	})

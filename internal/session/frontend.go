@@ -232,6 +232,11 @@ type Job struct {
 	// beyond their event time: a LIMIT, a join, an aggregate of the arrival
 	// order (LISTAGG, FIRST_VALUE, LAST_VALUE).
 	OrderBound bool
+	// EncodeAhead: the main output's changelog lines may be encoded on a
+	// goroutine of the frontend's own (plan.Job.EncodeAhead, which EXPLAIN
+	// shows as the main Sink's strategy): the frontend does so when it
+	// prints them as csv or tsv lines, not on a terminal.
+	EncodeAhead bool
 	// SidePos is the offset of the side name of the job's first side
 	// branch (0 when none): where a planning error about its side files
 	// points.
@@ -268,7 +273,7 @@ func NewJob(job *planner.Job) *Job {
 	if job == nil {
 		return nil
 	}
-	j := &Job{plan: job, HasMain: job.Main != nil, HasSides: job.HasSides(), Stream: job.Stream, Volatile: job.Volatile()}
+	j := &Job{plan: job, HasMain: job.Main != nil, HasSides: job.HasSides(), Stream: job.Stream, Volatile: job.Volatile(), EncodeAhead: job.EncodeAhead}
 	for k, o := range job.Outputs {
 		out := Output{Name: o.Name, Columns: o.Columns, Updating: o.Updating, Late: o.Late, Sink: o.Sink != nil}
 		for _, b := range job.Branches {

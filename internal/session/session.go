@@ -158,8 +158,8 @@ func New(stdin io.Reader, front Frontend) *Session {
 func (s *Session) addPending(b *planner.Branch) {
 	s.pending = append(s.pending, b)
 	if s.sides != nil {
-		if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
-			s.sides[sideKey{b.Stream, b.Side}] = b
+		if _, ok := s.sides[sideKey{plan.Origin(b.Stream), b.Side}]; !ok {
+			s.sides[sideKey{plan.Origin(b.Stream), b.Side}] = b
 		}
 	}
 }
@@ -169,12 +169,12 @@ func (s *Session) pendingSide(st *catalog.Stream, side string) *planner.Branch {
 	if s.sides == nil {
 		s.sides = map[sideKey]*planner.Branch{}
 		for _, b := range s.pending {
-			if _, ok := s.sides[sideKey{b.Stream, b.Side}]; !ok {
-				s.sides[sideKey{b.Stream, b.Side}] = b
+			if _, ok := s.sides[sideKey{plan.Origin(b.Stream), b.Side}]; !ok {
+				s.sides[sideKey{plan.Origin(b.Stream), b.Side}] = b
 			}
 		}
 	}
-	return s.sides[sideKey{st, side}]
+	return s.sides[sideKey{plan.Origin(st), side}]
 }
 
 // PendingSides returns the names of the side branches waiting to run, in
@@ -304,6 +304,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			// declaring n branches takes linear time
 			check := []*planner.Branch{b}
 			if prev := s.pendingSide(b.Stream, b.Side); prev != nil {
+				prev.Stream = b.Stream // (one view's copies: branchesOf)
 				check = []*planner.Branch{prev, b}
 			}
 			if err := planner.CheckPending(b.Stream, check); err != nil {
@@ -472,8 +473,8 @@ func (s *Session) replanViews(ctx context.Context) error {
 		}
 		st.Name = d.stmt.Name
 		for _, b := range s.pending {
-			if b.Stream == v.Stream {
-				b.Stream = st
+			if plan.Origin(b.Stream) == v.Stream {
+				b.Stream = plan.CopyRelation(st) // (the branch's own: the catalog's relation is read through copies)
 			}
 		}
 		s.sides = nil
@@ -537,11 +538,16 @@ func (s *Session) set(st *parser.Set) error {
 	return parser.Errorf(st.KeyPos, "unknown setting '%s'; %ssettings: %s", st.Key, editdist.DidYouMean(st.Key, strings.Split(SettingKeys, ", ")), SettingKeys)
 }
 
-// branchesOf returns the pending branches of st, in declaration order.
+// branchesOf returns the pending branches of st, in declaration order, each
+// pointed at st: a view's are kept by the view's relation (plan.Origin),
+// each statement reading its own copy of it (plan.CopyRelation), and join
+// the job of the statement that reads st.
 func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
 	var out []*planner.Branch
+	o := plan.Origin(st)
 	for _, b := range s.pending {
-		if b.Stream == st {
+		if plan.Origin(b.Stream) == o {
+			b.Stream = st
 			out = append(out, b)
 		}
 	}
@@ -554,7 +560,7 @@ func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
 	out := s.branchesOf(st)
 	kept := s.pending[:0]
 	for _, b := range s.pending {
-		if b.Stream != st {
+		if b.Stream != st { // (branchesOf pointed st's at it)
 			kept = append(kept, b)
 		}
 	}

@@ -28,6 +28,11 @@ type Derived struct {
 	// placeholder (parser.Relation.Union): a message names it so, not as
 	// a subquery without an alias (planner's relText).
 	Union string
+	// Of is, for one reader's copy of a view's relation (CopyRelation), the
+	// catalog's relation it copies (catalog.View.Stream), which the
+	// session's pending side branches over the view are kept by (Origin);
+	// nil for a relation planned for its reader.
+	Of *catalog.Stream
 	// TimeCol is the relation's event-time column, -1 without one: a
 	// stream's WATERMARK FOR column projected as it is, or window_time,
 	// window_end or window_start of a window aggregate (rows of a window come

@@ -142,8 +142,9 @@ type Job struct {
 	// (SPEC 1, 2.4), as over the stream itself. The planner sets it when
 	// it plans the job that reads the relation (planner/rule_readerwins.go,
 	// for the parts at every depth), and EXPLAIN shows it under the part's
-	// AssignWatermark; a view's parts, planned once, get the windows of the
-	// statement that reads them, as Job.Tees (ShareTees).
+	// AssignWatermark; a view's parts get the windows of the statement that
+	// reads them, as Job.Tees (ShareTees), in that statement's copy of the
+	// view's relation (CopyRelation), never in the catalog's.
 	ReaderWindows []*Window
 	// Fanout offers every row of the stream to every branch, each taking the
 	// rows its WHERE holds for, instead of SPEC 2.1's first match: the
@@ -164,7 +165,19 @@ type Job struct {
 	// (planner.ChooseStrategy), printed by EXPLAIN (issue 22 item 1).
 	Strategy Strategy
 	Procs    int
+	// EncodeAhead: the main output's changelog lines are encoded and
+	// written on a goroutine of their own while the job's goroutine goes on
+	// (the command line's sink, cmd/streamql/render/changeenc.go), when
+	// they are printed to stdout as csv or tsv lines, not on a terminal (the
+	// format and the terminal are the frontend's, known when the job runs).
+	// Set by the planner's encode-ahead rule (planner/rule_encode_ahead.go)
+	// with the strategy; EXPLAIN prints it as the main Sink's strategy.
+	EncodeAhead bool
 }
+
+// EncodeAheadText is the strategy EXPLAIN prints on the main Sink of a job
+// with EncodeAhead: what runs where, and when it does not apply.
+const EncodeAheadText = "changelog lines encoded on a goroutine of their own when printed to stdout as csv or tsv (not a terminal); other formats on the job's goroutine"
 
 // CountNulls sets a NullCount on every division, DIV, % and CAST of j's
 // expressions (WHERE, projections, join keys and filters, aggregate keys,

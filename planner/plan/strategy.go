@@ -136,6 +136,20 @@ var ParallelAggregateStateFloor = DefaultStateMaxBytes
 // not slower there: the windows' work is per row either way).
 const ParallelAggregateMaxWindowsPerRow = 16
 
+// PrefetchDeep reports whether j's producer goroutine, when it decodes
+// ahead (Prefetch, executor/strategy/prefetch.go), keeps twice the groups
+// of batches ahead of the job's goroutine: when a third goroutine is busy
+// beside the two, an updating GROUP BY's changelog encoder (EncodeAhead
+// over a main query that aggregates without a window: a -U/+U pair of
+// lines per input row), whose turns on the CPUs the deeper queue absorbs
+// (docs/performance.md, "The unbounded GROUP BY's three goroutines"). Any
+// other job, a Top-N's among them, keeps the shallow queue, which costs it
+// less memory (issue 22: the Top-10 per key's peak RSS).
+func (j *Job) PrefetchDeep() bool {
+	m := j.Main
+	return j.EncodeAhead && m != nil && m.Agg != nil && m.Agg.Updating && m.Rank == nil
+}
+
 // Prefetchable reports whether job's scan may decode ahead of its operators:
 // a bounded file (a connector with KnownSize), whose reads never wait for
 // input, when the process may use more than one CPU (on one, decoding ahead

@@ -33,7 +33,8 @@ func (j *Job) TeeOf(st *catalog.Stream) *Tee {
 // ShareTees sets tees as the Tees of j and of every part of the derived
 // relations j reads, at any depth (EXPLAIN shows each read of a fanned-out
 // stream as a reader of the one tee; the executor runs the parts with the
-// reading job's tees).
+// reading job's tees). Those parts are j's own: a view's relation is read
+// through the statement's copy (CopyRelation), never the catalog's.
 func (j *Job) ShareTees(tees []Tee) {
 	j.Tees = tees
 	for _, d := range j.DerivedReads() {

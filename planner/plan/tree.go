@@ -495,6 +495,9 @@ func (t *Tree) sink(j *Job, k int, in Input, timeCol string, sinks map[int]*Node
 	if s := o.Sink; s != nil && s.Connector.Upserts && len(s.PrimaryKey) > 0 {
 		n.Details = append(n.Details, upsertSinkText(s, o))
 	}
+	if k == 0 && j.EncodeAhead { // (the main output: Job.EncodeAhead)
+		n.Strategy = EncodeAheadText
+	}
 	sinks[k] = t.add(n)
 }
 

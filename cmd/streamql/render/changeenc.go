@@ -84,26 +84,17 @@ type encBatch struct {
 var changeEncodeOff bool
 
 // changeEncodable reports whether the rows of part p go to the encoder
-// goroutine (the doc above): the process may use more than one CPU (on one,
-// the goroutine would only add the copy, as decoding ahead would:
-// plan.Job.Prefetchable), and they are main's, printed on stdout as csv or
-// tsv lines with their op (an updating output) and nothing else (plainLines,
-// no nested value), not on a terminal, and no side row waits for a main
-// row's end in the cut's log.
+// goroutine (the doc above): the plan chose it for the job's main output
+// (session.Job.EncodeAhead, the planner's encode-ahead rule, which EXPLAIN
+// shows as the main Sink's strategy: an updating main output to stdout of
+// flat columns, more than one CPU), and this sink prints them as csv or
+// tsv lines (plainLines), not on a terminal, and no side row waits for a
+// main row's end in the cut's log.
 func (s *sink) changeEncodable(p *session.Part) bool {
-	if changeEncodeOff || !s.multi || !s.job.HasMain || p.Output != 0 || len(p.Sel) == 0 || s.cfg.Terminal || s.cut != nil && s.cut.dirty {
+	if changeEncodeOff || !s.job.EncodeAhead || !s.job.HasMain || p.Output != 0 || len(p.Sel) == 0 || s.cfg.Terminal || s.cut != nil && s.cut.dirty {
 		return false
 	}
-	t := s.outs[0]
-	if !t.op || t.late || !s.plainLines(t) || t.hasNested() {
-		return false
-	}
-	for _, c := range t.cols {
-		if !changeCopyable(c.Type) {
-			return false
-		}
-	}
-	return true
+	return s.plainLines(s.outs[0])
 }
 
 // encodeChange hands the rows of p (changeEncodable) to the encoder
@@ -143,7 +134,7 @@ func (s *sink) encodeChange(p *session.Part) error {
 	return e.err
 }
 
-// newEncColumns returns empty columns of types (changeCopyable) with room
+// newEncColumns returns empty columns of types (catalog.Type.IsFlat) with room
 // for encRows rows each.
 func newEncColumns(types []catalog.Type) *session.Columns {
 	return session.NewColumnsRows(types, encRows)
@@ -151,7 +142,7 @@ func newEncColumns(types []catalog.Type) *session.Columns {
 
 // add copies rows sel of p after b's rows, column by column, with their
 // kinds: fixed-width values as they are, VARCHAR bytes into b's arenas
-// (changeCopyable types only).
+// (catalog.Type.IsFlat types only).
 func (b *encBatch) add(p *session.Part, sel []int32) {
 	at, m := b.n, len(sel)
 	if s0 := int(sel[0]); int(sel[m-1])-s0 == m-1 && isRun(sel) && b.addRun(p, s0, m) {
@@ -244,15 +235,6 @@ func (b *encBatch) addRun(p *session.Part, s0, m int) bool {
 	}
 	b.n += m
 	return true
-}
-
-// changeCopyable reports whether encBatch.add copies values of type t.
-func changeCopyable(t catalog.Type) bool {
-	switch t {
-	case catalog.BigInt, catalog.Timestamp, catalog.Double, catalog.Boolean, catalog.Varchar:
-		return true
-	}
-	return false
 }
 
 // take returns a batch to fill (made when none is free and fewer than

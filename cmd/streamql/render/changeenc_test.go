@@ -10,7 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"streamql/catalog"
@@ -30,7 +30,6 @@ import (
 // them), so a row the encoder read from them instead of its copy shows.
 // The encoder's batches hold 1, 7, 1024 or (as by default) 32,768 rows.
 func TestChangeEncoderAsSink(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // (the encoder runs on 2 CPUs or more)
 	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}, {Name: "s", Type: catalog.Varchar},
 		{Name: "d", Type: catalog.Double}, {Name: "b", Type: catalog.Boolean}, {Name: "ts", Type: catalog.Timestamp}}
 	types := []catalog.Type{catalog.BigInt, catalog.Varchar, catalog.Double, catalog.Boolean, catalog.Timestamp}
@@ -43,7 +42,7 @@ func TestChangeEncoderAsSink(t *testing.T) {
 		if seed >= 24 { // (a count per key: every column BIGINT, encBatch.ints)
 			cols, types = counts, []catalog.Type{catalog.BigInt, catalog.BigInt}
 		}
-		job := &session.Job{HasMain: true, HasSides: true, Outputs: []session.Output{
+		job := &session.Job{HasMain: true, HasSides: true, EncodeAhead: true, Outputs: []session.Output{ // (EncodeAhead: the planner's choice on 2 CPUs or more)
 			{Name: "main", Columns: cols, Updating: true}, {Name: "side", Columns: side}}}
 		format := []string{"csv", "tsv", "json"}[seed%3]
 		sideDir := seed%2 == 0
@@ -199,9 +198,8 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // (stdout closed) is returned by the sink, at the latest by Close, and
 // the rows after it are not written.
 func TestChangeEncoderWriteError(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}}
-	job := &session.Job{HasMain: true, Outputs: []session.Output{{Name: "main", Columns: cols, Updating: true}}}
+	job := &session.Job{HasMain: true, EncodeAhead: true, Outputs: []session.Output{{Name: "main", Columns: cols, Updating: true}}}
 	fa := &failAfter{n: 5000}
 	wc := &WriteCounter{W: fa}
 	s, err := NewSink(Config{Format: "csv", Stdout: bufio.NewWriterSize(wc, 4096), Stderr: io.Discard, Files: NewFileSet()}, job)
@@ -224,5 +222,37 @@ func TestChangeEncoderWriteError(t *testing.T) {
 	}
 	if !errors.Is(got, errClosed) || wc.N > 5000 {
 		t.Fatalf("got %v after %d bytes accepted, want the write's error after at most 5000", got, wc.N)
+	}
+}
+
+// TestChangeEncoderFollowsPlan: the sink starts the encoder goroutine for
+// an updating main output printed as csv exactly when the plan chose it
+// (session.Job.EncodeAhead, the planner's encode-ahead rule, which EXPLAIN
+// shows as the main Sink's strategy), and not for a table, whatever the
+// plan says (the frontend's format).
+func TestChangeEncoderFollowsPlan(t *testing.T) {
+	cols := []catalog.Column{{Name: "k", Type: catalog.BigInt}}
+	v := vector.NewVec(catalog.BigInt)
+	sel := []int32{0, 1, 2}
+	for _, c := range []struct {
+		ahead  bool
+		format string
+		want   bool
+	}{{true, "csv", true}, {false, "csv", false}, {true, "table", false}, {true, "tsv", true}} {
+		job := &session.Job{HasMain: true, EncodeAhead: c.ahead, Outputs: []session.Output{{Name: "main", Columns: cols, Updating: true}}}
+		var out strings.Builder
+		s, err := NewSink(Config{Format: c.format, Stdout: bufio.NewWriter(&out), Stderr: io.Discard, Files: NewFileSet()}, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Rows(&session.Batch{N: 1, Chunks: []session.Chunk{{At: 1, Part: session.Part{Output: 0, Sel: sel, Cols: []*session.Vec{v}}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.(*sink).enc != nil; got != c.want {
+			t.Errorf("EncodeAhead %v, format %s: encoder goroutine %v, want %v", c.ahead, c.format, got, c.want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

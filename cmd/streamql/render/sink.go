@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -245,9 +244,6 @@ type sink struct {
 	// enc, when not nil, is the goroutine that encodes and writes the
 	// changelog rows of main's chunks (changeenc.go)
 	enc *changeStage
-	// multi: the process may use more than one CPU (GOMAXPROCS, when the
-	// sink was made): changeEncodable
-	multi bool
 }
 
 // lineFormat is a line format of SPEC 4, as appendLine switches on it per row.
@@ -279,8 +275,7 @@ func NewSink(cfg Config, job *session.Job) (session.Sink, error) {
 	if cfg.Every == 0 {
 		cfg.Every = time.Second
 	}
-	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides, line: lineFormatOf(cfg.Format), badTag: -1,
-		multi: runtime.GOMAXPROCS(0) > 1}
+	s := &sink{cfg: cfg, job: job, tabular: isTabular(cfg.Format), last: time.Now(), hasSides: job.HasSides, line: lineFormatOf(cfg.Format), badTag: -1}
 	s.stderrW = bufio.NewWriter(cfg.Stderr)
 	if cfg.Written != nil && cfg.SideDir != "" && (s.line != lineNone || s.tabular) && job.HasMain && !job.Outputs[0].Sink {
 		s.cut = &cutLog{out: cfg.Written, w: cfg.Stdout, ends: make([]int64, 0, 256)}
