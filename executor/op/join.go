@@ -385,6 +385,10 @@ type joinSide struct {
 	// back without reading the row's values again; empty otherwise)
 	size  column[int32]
 	ndead int
+	// stray: the last row stored was not indexed, the budget having
+	// stopped the job before it was handled (pushRows); SideState counts
+	// its key from the row
+	stray bool
 	// low: the rows before it are dead (a lookup join's left side, whose
 	// arena chunks below it are let go, Join.freeLow; 0 after a compaction)
 	low int
@@ -853,9 +857,11 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) erro
 		grown += int64(bytes)
 		j.seq++
 		if tc < 0 {
+			s.stray = true // (stored, not indexed yet: the budget's message, built in Grow, reads SideState)
 			if err = j.acct.Grow(grown); err != nil {
 				break
 			}
+			s.stray = false
 			grown = 0
 			if err = j.handleKeyed(ctx, port, k, 0, h, keyed); err != nil {
 				break
@@ -1017,8 +1023,11 @@ func (j *Join) Held(side int) int {
 // join's state and the distinct key hashes they are indexed under (NULL
 // keys not counted; with event time, those of the rows still held for the
 // watermark too), for the message of a job stopped by 'state.max-bytes'
-// (issue 23 item 5: the operator, the side and the key count). It walks
-// the side's rows: call it when the job stops, not per row.
+// (issue 23 item 5: the operator, the side and the key count). The row
+// the budget stopped is counted with its key, and a lookup join's right
+// side not indexed yet by its rows' keys, so that unique keys give as many
+// keys as rows. It walks the side's rows: call it when the job stops, not
+// per row.
 func (j *Join) SideState(side int) (rows, keys int) {
 	sd := &j.side[side]
 	rows, keys = sd.rows.Len()-sd.ndead, sd.index.keys()
@@ -1029,6 +1038,19 @@ func (j *Join) SideState(side int) (rows, keys int) {
 		for r := range sd.rows.Len() {
 			if (r >= len(sd.dead) || !sd.dead[r]) && sd.keyed.get(r) {
 				seen[sd.hash.get(r)] = struct{}{}
+			}
+		}
+		keys = len(seen)
+	} else if sd.stray || (side == 1 && j.lazy) {
+		// (a row the budget stopped before it was indexed, or a lookup
+		// join's right side not indexed yet: count the keys of every live
+		// row from the rows, so that rows and keys agree)
+		seen := map[uint64]struct{}{}
+		for r := range sd.rows.Len() {
+			if r >= len(sd.dead) || !sd.dead[r] {
+				if h, ok := sd.rows.keyHash(r, j.spec.Keys[side], j.spec.NullSafe); ok {
+					seen[h] = struct{}{}
+				}
 			}
 		}
 		keys = len(seen)
