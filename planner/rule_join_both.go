@@ -173,9 +173,14 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 		sp.consumed[c] = true // (a side's join filters by it)
 	}
 	if len(both.Keys[0]) == 0 {
+		// the caret: at the ON condition, at a comma (or CROSS) join's WHERE
+		// condition, which its equality would be in, and at the second
+		// relation when there is neither
 		at := sp.pos(join.Right)
 		if join.On != nil {
 			at = sp.pos(join.On.Expr)
+		} else if sp.q.Where != nil {
+			at = sp.pos(sp.q.Where)
 		}
 		from, q := exampleRels([2]string{both.Inputs[0].Name, both.Inputs[1].Name}, [2]*catalog.Stream{both.Inputs[0].Stream, both.Inputs[1].Stream})
 		such := fmt.Sprintf("%s.k = %s.k", q[0], q[1])

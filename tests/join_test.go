@@ -352,3 +352,41 @@ CREATE STREAM users (k VARCHAR, name VARCHAR) WITH ('connector'='file', 'path'='
 		}
 	}
 }
+
+// TestJoinWithoutEqualityCaret: a join without an equality between its
+// sides is refused (SPEC 2.7) with the caret where the equality belongs:
+// at the ON condition, at a comma join's WHERE condition (it pointed at
+// the second relation), and at the relation joined when there is no
+// condition at all; for two relations and for the third of three.
+func TestJoinWithoutEqualityCaret(t *testing.T) {
+	files := map[string]string{"l.csv": "a,1,1\n", "r.csv": "a,1,1\n"}
+	ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+`
+	for _, tc := range []struct{ query, at string }{
+		{"SELECT l.id FROM l JOIN r ON l.v > r.v", "l.v > r.v"},
+		{"SELECT l.id FROM l, r WHERE l.v > r.v", "l.v > r.v"},
+		{"SELECT l.id FROM l, r", "r"},
+		{"SELECT l.id FROM l CROSS JOIN r WHERE l.v > r.v", "l.v > r.v"},
+		{"SELECT l.id FROM l, r, l AS x WHERE l.id = r.id AND x.v > r.v", "l.id = r.id AND"},
+		{"SELECT l.id FROM l, r, l AS x WHERE l.id = r.id", "l.id = r.id"},
+		{"SELECT l.id FROM l, r, l AS x", "r, l AS x"}, // (l, r is the first join without one)
+		{"SELECT l.id FROM l JOIN r ON l.id = r.id, l AS x", "l AS x"},
+	} {
+		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
+		if code != 2 || !strings.Contains(errs, "needs at least one equality between its two sides") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and no equality", tc.query, code, errs)
+			continue
+		}
+		lines := strings.Split(errs, "\n")
+		col := -1
+		for i, ln := range lines {
+			if i+1 < len(lines) && strings.HasSuffix(ln, tc.query+";") {
+				col = strings.Index(lines[i+1], "^") - strings.Index(ln, tc.query)
+			}
+		}
+		if want := strings.LastIndex(tc.query, tc.at); col != want {
+			t.Errorf("%s: caret at column %d of the query, want %d (at %q):\n%s", tc.query, col, want, tc.at, errs)
+		}
+	}
+}
