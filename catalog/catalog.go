@@ -261,6 +261,26 @@ func (c *Catalog) AddView(v *View) bool {
 	return true
 }
 
+// SetViewStream gives view v (as LookupView returned it) the relation st,
+// planned again under new settings (a SET replans the views, SPEC 2.6). The
+// catalog's entry is swapped, under its lock, for a copy of v with st: a
+// session reading v (sessions can share a catalog) keeps the *View it
+// looked up, whose Stream is never written, and the next LookupView gives
+// the copy. It reports false, changing nothing, when v is no longer the
+// catalog's view of its name (dropped or declared again).
+func (c *Catalog) SetViewStream(v *View, st *Stream) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := strings.ToLower(v.Name)
+	if c.views[k] != v {
+		return false
+	}
+	nv := *v
+	nv.Stream = st
+	c.views[k] = &nv
+	return true
+}
+
 // DropView removes the view named name and reports whether it existed.
 func (c *Catalog) DropView(name string) bool {
 	c.mu.Lock()

@@ -235,3 +235,53 @@ func TestConcurrentPlanningOverOneView(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReplanViewsBesideAReader: a SET that replans the views (SPEC 2.6: a
+// view is planned under the current settings) in one session, while
+// another session sharing its catalog plans and runs queries over them,
+// swaps each view's relation under the catalog's lock
+// (catalog.Catalog.SetViewStream): under -race (.ci/run) no write to a
+// View another session reads (internal/session replanViews wrote
+// View.Stream in place). A View looked up before the SET keeps its
+// relation; the catalog's view after it has the new one.
+func TestReplanViewsBesideAReader(t *testing.T) {
+	ss, _, dir := viewShareSessions(t, 2)
+	old := ss[0].Cat.LookupView("v")
+	oldStream := old.Stream
+	if err := execSQL(ss[0], dir, "SET 'table.exec.state.ttl' = '1 h';"); err != nil {
+		t.Fatal(err)
+	}
+	if old.Stream != oldStream {
+		t.Error("the SET wrote the View another session had looked up")
+	}
+	if now := ss[0].Cat.LookupView("v"); now == nil || now.Stream == oldStream {
+		t.Error("the SET left the catalog's view v with its old relation")
+	}
+	rounds := 10
+	if testing.Short() {
+		rounds = 3
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for r := range rounds {
+			if err := execSQL(ss[0], dir, fmt.Sprintf("SET 'table.exec.state.ttl' = '%d h';", r+2)); err != nil {
+				t.Errorf("SET: %v", err)
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for r := range rounds {
+			for _, q := range append(viewShareReaders, viewShareRun) {
+				if err := execSQL(ss[1], dir, q); err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("round %d: %s: %v", r, q, err)
+					return
+				}
+			}
+		}
+	}()
+	wg.Wait()
+}

@@ -478,7 +478,7 @@ func (s *Session) replanViews(ctx context.Context) error {
 			}
 		}
 		s.sides = nil
-		v.Stream = st
+		s.Cat.SetViewStream(v, st) // (under the catalog's lock: another session may be reading v)
 	}
 	return nil
 }
