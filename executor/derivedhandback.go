@@ -23,38 +23,19 @@ import (
 // (derivedSource.Unread) becomes the part's account (derivedGate.Used),
 // which its source reads when it closes (connector.HandsBack).
 
-// derivedHandsBack reports whether a part of d reads a stream that hands
-// back (catalog.CapHandBack): as its stream, a join's input or an
-// UNNEST's, directly or through a derived relation of its own.
+// derivedHandsBack reports whether a part of d reads, not whole, a stream
+// that hands back (catalog.CapHandBack): as its stream, a join's input or
+// an UNNEST's, directly or through a derived relation of its own, as
+// plan.Job.Opens counts the opens (a build side or a lookup join's right
+// side is read whole: nothing of it goes back).
 func derivedHandsBack(d *plan.Derived) bool {
+	opens := map[*catalog.Stream]plan.Opens{}
 	for _, job := range d.Parts {
-		if jobHandsBack(job) {
+		job.Opens(opens, false)
+	}
+	for st, o := range opens {
+		if o.N > o.Whole && st.Caps().Has(catalog.CapHandBack) {
 			return true
-		}
-	}
-	return false
-}
-
-// jobHandsBack is derivedHandsBack for one part's job.
-func jobHandsBack(job *plan.Job) bool {
-	streams := []*catalog.Stream{job.Stream}
-	if job.Both != nil {
-		for s := range job.Both.Inputs {
-			streams = append(streams, job.Both.Inputs[s].Stream)
-		}
-	}
-	if job.Unnest != nil {
-		streams = append(streams, job.Unnest.Inner)
-	}
-	for _, st := range streams {
-		switch {
-		case st == nil:
-		case st.Caps().Has(catalog.CapHandBack):
-			return true
-		case st.Connector == plan.DerivedConnector:
-			if dd := plan.DerivedOf(st); dd != nil && derivedHandsBack(dd) {
-				return true
-			}
 		}
 	}
 	return false
@@ -75,10 +56,10 @@ type derivedGate struct {
 	// origins are free origin slices for the part's main batches
 	origins chan []int32
 
-	mu     sync.Mutex
-	cut    bool  // the reading job cut (derivedSource.Unread)
-	cutAt  int64 // the pull of the last row it used (0: none used)
-	cutRow int   // rows of that pull used: the last used row's + 1
+	mu      sync.Mutex
+	cut     bool  // the reading job cut (derivedSource.Unread)
+	cutPull int64 // the pull of the last row it used (0: none used)
+	cutRow  int   // rows of that pull used: the last used row's + 1
 }
 
 func newDerivedGate(ctx context.Context, n int) *derivedGate {
@@ -115,7 +96,7 @@ func (g *derivedGate) done(o []int32) {
 // its source's pull at (at 0: none).
 func (g *derivedGate) setCut(at int64, rows int) {
 	g.mu.Lock()
-	g.cut, g.cutAt, g.cutRow = true, at, rows
+	g.cut, g.cutPull, g.cutRow = true, at, rows
 	g.mu.Unlock()
 }
 
@@ -129,7 +110,7 @@ func (g *derivedGate) Used() (rows, bad int, ok bool) {
 	if !g.cut || g.pulls == 0 {
 		return 0, 0, false
 	}
-	if g.cutAt == g.pulls {
+	if g.cutPull == g.pulls {
 		rows = g.cutRow
 	}
 	for _, i := range g.bad {

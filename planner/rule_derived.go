@@ -192,6 +192,25 @@ func (p *Planner) ViewQuery(cv *parser.CreateView) any {
 	return rv
 }
 
+// scopeRelation returns the relation FROM entry name of sel reads when it
+// is a subquery of sel (its placeholder, cte nil) or a WITH definition in
+// scope (sel's own, then the enclosing queries', the latest first: cte is
+// it); nil when it is neither (a stream or a view).
+func (p *Planner) scopeRelation(sel *parser.Select, name string) (rel *parser.Relation, cte *parser.CTE) {
+	if parser.IsPlaceholder(name) {
+		return sel.Derived[name], nil
+	}
+	scopes := append(slices.Clone(p.scopes), relScope{ctes: sel.With})
+	for i := len(scopes) - 1; i >= 0; i-- {
+		for k := len(scopes[i].ctes) - 1; k >= 0; k-- {
+			if c := scopes[i].ctes[k]; strings.EqualFold(c.Name, name) {
+				return c.Rel, c
+			}
+		}
+	}
+	return nil, nil
+}
+
 // PlanRelation plans rel, a subquery or WITH definition read as name, as
 // the relation it gives (SPEC 2.6), as a query that reads it would; with
 // the WITH definitions ctes visible. Errors are *parser.Error into p.Source.

@@ -448,21 +448,11 @@ func (p *Planner) rankLeaves(sel *parser.Select, n ast.ResultSetNode, pads []joi
 func (p *Planner) rankedRelation(sel *parser.Select, tn *ast.TableName) *rankLeaf {
 	name := tn.Name.O
 	var l *rankLeaf
-	if parser.IsPlaceholder(name) {
-		if rel := sel.Derived[name]; rel != nil {
-			l = &rankLeaf{tn: tn, rel: rel, kind: "subquery", name: "subquery"}
-		}
-	} else {
-		scopes := append(slices.Clone(p.scopes), relScope{ctes: sel.With})
-	find:
-		for i := len(scopes) - 1; i >= 0; i-- {
-			for k := len(scopes[i].ctes) - 1; k >= 0; k-- {
-				if c := scopes[i].ctes[k]; strings.EqualFold(c.Name, name) {
-					l = &rankLeaf{tn: tn, rel: c.Rel, kind: "WITH", name: c.Name}
-					break find
-				}
-			}
-		}
+	switch rel, cte := p.scopeRelation(sel, name); {
+	case rel != nil && cte == nil:
+		l = &rankLeaf{tn: tn, rel: rel, kind: "subquery", name: "subquery"}
+	case rel != nil:
+		l = &rankLeaf{tn: tn, rel: rel, kind: "WITH", name: cte.Name}
 	}
 	if l == nil && !parser.IsPlaceholder(name) && p.Cat != nil {
 		if v := p.Cat.LookupView(name); v != nil {

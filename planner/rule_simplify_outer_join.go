@@ -242,21 +242,7 @@ func (p *Planner) ojLeaves(sel *parser.Select, n ast.ResultSetNode, leaves *[]*o
 // HAVING, DISTINCT, aggregate or window function, ORDER BY, LIMIT, window
 // TVF or UNNEST) of a join.
 func (p *Planner) ojColumns(sel *parser.Select, tn *ast.TableName, l *ojLeaf) {
-	var rel *parser.Relation
-	if parser.IsPlaceholder(tn.Name.O) {
-		rel = sel.Derived[tn.Name.O]
-	} else {
-		scopes := append(slices.Clone(p.scopes), relScope{ctes: sel.With})
-	find:
-		for i := len(scopes) - 1; i >= 0; i-- {
-			for k := len(scopes[i].ctes) - 1; k >= 0; k-- {
-				if c := scopes[i].ctes[k]; strings.EqualFold(c.Name, tn.Name.O) {
-					rel = c.Rel
-					break find
-				}
-			}
-		}
-	}
+	rel, _ := p.scopeRelation(sel, tn.Name.O)
 	if rel == nil {
 		st := p.Cat.Lookup(tn.Name.O)
 		if v := p.Cat.LookupView(tn.Name.O); v != nil {

@@ -1031,24 +1031,22 @@ func (j *Join) Held(side int) int {
 func (j *Join) SideState(side int) (rows, keys int) {
 	sd := &j.side[side]
 	rows, keys = sd.rows.Len()-sd.ndead, sd.index.keys()
-	if sd.hash.n == sd.rows.Len() && sd.keyed.n == sd.rows.Len() {
-		// (rows held for the watermark are not indexed yet: count the key
-		// hashes of every live row)
-		seen := map[uint64]struct{}{}
-		for r := range sd.rows.Len() {
-			if (r >= len(sd.dead) || !sd.dead[r]) && sd.keyed.get(r) {
-				seen[sd.hash.get(r)] = struct{}{}
-			}
-		}
-		keys = len(seen)
-	} else if sd.stray || (side == 1 && j.lazy) {
+	var hashOf func(r int) (uint64, bool) // (a live row's key hash, from which the keys are counted)
+	switch {
+	case sd.hash.n == sd.rows.Len() && sd.keyed.n == sd.rows.Len():
+		// (rows held for the watermark are not indexed yet: their hashes)
+		hashOf = func(r int) (uint64, bool) { return sd.hash.get(r), sd.keyed.get(r) }
+	case sd.stray || (side == 1 && j.lazy):
 		// (a row the budget stopped before it was indexed, or a lookup
-		// join's right side not indexed yet: count the keys of every live
-		// row from the rows, so that rows and keys agree)
+		// join's right side not indexed yet: the hashes of the rows' keys,
+		// so that rows and keys agree)
+		hashOf = func(r int) (uint64, bool) { return sd.rows.keyHash(r, j.spec.Keys[side], j.spec.NullSafe) }
+	}
+	if hashOf != nil {
 		seen := map[uint64]struct{}{}
 		for r := range sd.rows.Len() {
 			if r >= len(sd.dead) || !sd.dead[r] {
-				if h, ok := sd.rows.keyHash(r, j.spec.Keys[side], j.spec.NullSafe); ok {
+				if h, ok := hashOf(r); ok {
 					seen[h] = struct{}{}
 				}
 			}
