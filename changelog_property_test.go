@@ -321,6 +321,16 @@ func keyedChangelog(t *testing.T, setup, stream, query string, rows [][]any) (ta
 		}
 		return c.on(out, r)
 	}
+	runPushed(t, on, setup, stream, query, rows)
+	return c.final(), key
+}
+
+// runPushed runs query in a session whose rows go to on, where setup
+// declared the 'go' stream named stream: it pushes rows into the stream
+// from Go (batch sizes follow the pushes' timing), ends it, and waits for
+// the query. Any error fails the test.
+func runPushed(t *testing.T, on func(streamql.Output, *streamql.Rows) error, setup, stream, query string, rows [][]any) {
+	t.Helper()
 	s, err := streamql.Open(streamql.Options{OnRows: on})
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +352,6 @@ func keyedChangelog(t *testing.T, setup, stream, query string, rows [][]any) (ta
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	return c.final(), key
 }
 
 // keyedCDC returns a Debezium change log (one JSON envelope a line, the

@@ -531,12 +531,13 @@ func timeOfPart(j *Job) partTime {
 // deduplication keeping the last row by event time (updating; Flink keeps
 // its time attribute too, which makes it a versioned view for a temporal
 // join, SPEC 2.7); no for any other Top-N (Flink's Rank loses the time
-// attribute) and an ORDER BY other columns of a bounded input (its rows in
-// sort order, not time order).
+// attribute; also the last row by processing time, whose NewerFirst has no
+// event time: Time -1) and an ORDER BY other columns of a bounded input (its
+// rows in sort order, not time order).
 func rankKeepsTime(r *plan.Rank) bool {
 	switch r.Kind {
 	case plan.RankTopN:
-		return r.NewerFirst
+		return r.NewerFirst && r.Time >= 0
 	case plan.RankSort:
 		return false
 	}

@@ -322,6 +322,33 @@ func (in *inner) eventTimeCol(n ast.ExprNode) bool {
 	return ok && in.b.Agg == nil && st.Watermark != nil && strings.EqualFold(cn.Name.Name.O, st.Columns[st.EventTime].Name)
 }
 
+// procTimeCol reports whether in's projected column col is processing time
+// (SPEC 2.10, Flink's proctime attribute): PROCTIME() itself, or a column of
+// in's stream computed AS PROCTIME() (plan.IsProcTime: also a view's), in a
+// query over the stream's own rows (no aggregate, no join, whose rows are
+// not read when they are made).
+func (in *inner) procTimeCol(col int) bool {
+	if in.b.Agg != nil || in.sp.both != nil || col < 0 || col >= len(in.b.Project) {
+		return false
+	}
+	e := in.b.Project[col]
+	return e.Op == plan.OpFunc && strings.EqualFold(e.Fn, "PROCTIME") || e.Op == plan.OpCol && plan.IsProcTime(in.sp.st, e.Col)
+}
+
+// arrivalOrder makes r, a ROW_NUMBER ordered by one processing-time column
+// (procTimeCol), rank rows in arrival order, as Flink's proctime
+// deduplication and Top-N do (SPEC 2.9): its ORDER BY column becomes a
+// constant, so every row ties and ties go in arrival order, the newer first
+// for DESC (NewerFirst: each key's last rows). Rows read in one millisecond
+// tie on PROCTIME(), and a wall clock set back would rank a later row
+// first; arrival order has neither fault, and reads no clock per row.
+func (in *inner) arrivalOrder(r *plan.Rank) {
+	c := r.Order[0].Col
+	e := in.b.Project[c]
+	in.b.Project[c] = &Expr{Op: plan.OpLit, Type: e.Type, Const: true, Col: -1, Text: e.Text + " (arrival order)"}
+	r.NewerFirst = r.Order[0].Desc
+}
+
 // finish makes in's branch the query's: its visible columns are those output
 // picks from the operator's output (names given), the operator is r.
 func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *Branch {
@@ -455,6 +482,7 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		r.Keys = append(r.Keys, in.hidden[k])
 	}
 	windowed := in.sp.win != nil || in.b.Agg != nil && in.b.Agg.Window != nil
+	arrival := false // (ROW_NUMBER by processing time: arrivalOrder)
 	switch {
 	case start >= 0 && end >= 0 && windowed:
 		r.Kind, r.Start, r.End = plan.RankWindowTopN, start, end // (Stamp -1: its own watermark decides)
@@ -490,6 +518,10 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		}
 	default:
 		r.Keys = append(r.Keys, keysOf(start, end)...)
+		if r.Func == plan.RankRowNumber && len(r.Order) == 1 && in.procTimeCol(r.Order[0].Col) {
+			arrival = true
+			in.arrivalOrder(r)
+		}
 	}
 	r.Updating = r.Kind == plan.RankTopN
 	r.Bounded = in.sp.st.Bounded() && !p.Streaming // (SET 'execution.runtime-mode' = 'streaming': updating over a bounded input too, as GROUP BY)
@@ -568,6 +600,11 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	}
 	r.Text, r.State = rankText(r, in, spec, rn.O, wf.Name)
 	b := in.finish(r, names, outTypes)
+	if arrival && !r.NewerFirst && r.N == 1 && !r.RankNumber && !r.Retract {
+		// each key's first row by processing time never changes: Flink's
+		// proctime deduplication keeping the first row is insert-only
+		r.Updating = false
+	}
 	if sel.Insert != "" {
 		if err := p.rankSink(sel, in, b); err != nil {
 			return nil, err
