@@ -1,8 +1,11 @@
 package streamql_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -102,4 +105,75 @@ func pushedInserts(t *testing.T, setup, query string, rows [][]any) []string {
 	}, setup, "ev", query, rows)
 	slices.Sort(got)
 	return got
+}
+
+// TestOrderByProcTimeIsArrivalOrderProperty: the final ORDER BY of a query
+// over a bounded stream (SPEC 2.9, sorted at its end) with a processing-time
+// key orders rows equal in the keys before it in arrival order (reversed
+// for DESC), and the keys after it never decide, as the rows arrive one
+// after another; with LIMIT n the first n. Over random csv files, the rows
+// in the order they come out equal a separately written reference's: a
+// stable sort of the file's rows by the keys before the processing time.
+func TestOrderByProcTimeIsArrivalOrderProperty(t *testing.T) {
+	dir := t.TempDir()
+	for seed := int64(0); seed < 32; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		type row struct{ k, v int64 }
+		var rows []row
+		var csv strings.Builder
+		for i := 0; i < rng.Intn(30); i++ {
+			r := row{int64(rng.Intn(3)), int64(i)}
+			rows = append(rows, r)
+			fmt.Fprintf(&csv, "%d,%d\n", r.k, r.v)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(csv.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		byK, kDesc, desc := seed&1 != 0, seed&2 != 0, seed&4 != 0
+		limit := -1
+		if seed&8 != 0 {
+			limit = rng.Intn(5)
+		}
+		var keys []string
+		if byK {
+			keys = append(keys, map[bool]string{false: "k", true: "k DESC"}[kDesc])
+		}
+		keys = append(keys, map[bool]string{false: "pt", true: "pt DESC"}[desc], "v DESC")
+		query := "SELECT k, v FROM s ORDER BY " + strings.Join(keys, ", ")
+		if limit >= 0 {
+			query += fmt.Sprintf(" LIMIT %d", limit)
+		}
+		// the reference: arrival order (reversed for DESC), stably sorted by k
+		want := slices.Clone(rows)
+		if desc {
+			slices.Reverse(want)
+		}
+		if byK {
+			slices.SortStableFunc(want, func(a, b row) int {
+				if kDesc {
+					return int(b.k - a.k)
+				}
+				return int(a.k - b.k)
+			})
+		}
+		if limit >= 0 && limit < len(want) {
+			want = want[:limit]
+		}
+		var got []row
+		s, err := streamql.Open(streamql.Options{BaseDir: dir, OnRows: func(out streamql.Output, r *streamql.Rows) error {
+			for i := 0; i < r.Len(); i++ {
+				got = append(got, row{r.Int64(0, i), r.Int64(1, i)})
+			}
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Exec(context.Background(), "CREATE STREAM s (k BIGINT, v BIGINT, pt AS PROCTIME()) WITH ('connector'='file', 'path'='s.csv', 'format'='csv'); "+query); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %s\nover %v\ngot  %v\nwant %v", seed, query, rows, got, want)
+		}
+	}
 }

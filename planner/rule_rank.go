@@ -335,18 +335,36 @@ func (in *inner) procTimeCol(col int) bool {
 	return e.Op == plan.OpFunc && strings.EqualFold(e.Fn, "PROCTIME") || e.Op == plan.OpCol && plan.IsProcTime(in.sp.st, e.Col)
 }
 
-// arrivalOrder makes r, a ROW_NUMBER ordered by one processing-time column
-// (procTimeCol), rank rows in arrival order, as Flink's proctime
-// deduplication and Top-N do (SPEC 2.9): its ORDER BY column becomes a
-// constant, so every row ties and ties go in arrival order, the newer first
-// for DESC (NewerFirst: each key's last rows). Rows read in one millisecond
-// tie on PROCTIME(), and a wall clock set back would rank a later row
-// first; arrival order has neither fault, and reads no clock per row.
-func (in *inner) arrivalOrder(r *plan.Rank) {
-	c := r.Order[0].Col
-	e := in.b.Project[c]
-	in.b.Project[c] = &Expr{Op: plan.OpLit, Type: e.Type, Const: true, Col: -1, Text: e.Text + " (arrival order)"}
-	r.NewerFirst = r.Order[0].Desc
+// arrivalOrder makes r, a ROW_NUMBER or an ORDER BY whose keys include a
+// processing-time column (procTimeCol), rank rows in arrival order there, as
+// Flink's proctime deduplication and Top-N do (SPEC 2.9): the keys after that
+// one can never decide (no two rows arrive at once), and it becomes a
+// constant column, so rows equal in the keys before it tie and ties go in
+// arrival order, the newer first for DESC (NewerFirst: each key's last
+// rows). Rows read in one millisecond tie on PROCTIME(), and a wall clock
+// set back would rank a later row first; arrival order has neither fault,
+// and reads no clock per row. It reports whether r ranks by arrival only
+// (the processing time is its one key); r is unchanged when no key is
+// processing time.
+func (in *inner) arrivalOrder(r *plan.Rank) (only, found bool) {
+	for k, key := range r.Order {
+		if !in.procTimeCol(key.Col) {
+			continue
+		}
+		e := in.b.Project[key.Col]
+		lit := &Expr{Op: plan.OpLit, Type: e.Type, Const: true, Col: -1, Text: e.Text + " (arrival order)"}
+		if key.Col >= in.visible { // (a hidden column of the order's own)
+			in.b.Project[key.Col] = lit
+		} else { // (a column the query selects: ORDER BY an alias or a position)
+			in.b.Project = append(in.b.Project, lit)
+			in.b.Columns = append(in.b.Columns, catalog.Column{Name: fmt.Sprintf("$arrival%d", k), Type: e.Type})
+			r.Order[k].Col = len(in.b.Project) - 1
+		}
+		r.Order = r.Order[:k+1]
+		r.NewerFirst = key.Desc
+		return k == 0, true
+	}
+	return false, false
 }
 
 // finish makes in's branch the query's: its visible columns are those output
@@ -518,9 +536,8 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		}
 	default:
 		r.Keys = append(r.Keys, keysOf(start, end)...)
-		if r.Func == plan.RankRowNumber && len(r.Order) == 1 && in.procTimeCol(r.Order[0].Col) {
-			arrival = true
-			in.arrivalOrder(r)
+		if r.Func == plan.RankRowNumber {
+			arrival, _ = in.arrivalOrder(r)
 		}
 	}
 	r.Updating = r.Kind == plan.RankTopN
@@ -1135,6 +1152,9 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	}
 	r.Bounded = in.sp.st.Bounded()
 	st := in.sp.st
+	if _, found := in.arrivalOrder(r); found {
+		ord = ord[:len(r.Order)] // (the keys after the processing time never decide)
+	}
 	lim := ""
 	if limit >= 0 {
 		lim = fmt.Sprintf(" limit %d", limit)

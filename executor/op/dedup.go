@@ -318,12 +318,16 @@ type SortSpec struct {
 	Types []catalog.Type
 	Order []SortKey
 	Limit int64 // -1: none
+	// NewerFirst puts the newer of two rows equal in Order first (an ORDER
+	// BY whose last key is the processing time, DESC: the planner's
+	// arrivalOrder); otherwise equal rows go in arrival order.
+	NewerFirst bool
 }
 
 // Sort is the bounded input's sort (SPEC 2.9): it keeps the rows (with a
 // LIMIT, only the first Limit in the order) and emits them sorted at Finish,
-// equal rows in arrival order. NULLs come first for ASC and last for DESC
-// (Flink's).
+// equal rows in arrival order (the newer first with NewerFirst). NULLs come
+// first for ASC and last for DESC (Flink's).
 type Sort struct {
 	spec SortSpec
 	out  Emitter
@@ -350,7 +354,7 @@ func NewSort(spec SortSpec, out Emitter, acct Account) (*Sort, error) {
 		n = math.MaxInt64
 	}
 	return &Sort{spec: spec, out: out, acct: acct, rows: NewRows(spec.Types),
-		rk: ranking{ord: order{types: spec.Types, keys: spec.Order}, n: n}, ob: newOutBatch(spec.Types, TimedOut, false)}, nil
+		rk: ranking{ord: order{types: spec.Types, keys: spec.Order}, n: n, newerFirst: spec.NewerFirst}, ob: newOutBatch(spec.Types, TimedOut, false)}, nil
 }
 
 // Push implements Operator.
@@ -400,7 +404,13 @@ func (s *Sort) Watermark(context.Context, int, int64) error { return nil }
 // Finish implements Operator: the rows, sorted.
 func (s *Sort) Finish(ctx context.Context, _ int) error {
 	if s.spec.Limit < 0 {
-		slices.SortStableFunc(s.list, func(a, b int32) int { return s.rk.ord.cmp(s.rows, int(a), int(b)) })
+		slices.SortStableFunc(s.list, func(a, b int32) int {
+			c := s.rk.ord.cmp(s.rows, int(a), int(b))
+			if c == 0 && s.spec.NewerFirst { // (without a LIMIT the rows are stored in arrival order)
+				return int(b) - int(a)
+			}
+			return c
+		})
 	}
 	for _, k := range s.list {
 		s.ob.add(s.rows, int(k), vector.Insert)

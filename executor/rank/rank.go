@@ -364,7 +364,7 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows, exprs *exp
 		}
 		o.op, err = op.NewOver(spec, &o.coll, acct)
 	case plan.RankSort:
-		o.op, err = op.NewSort(op.SortSpec{Types: r.Types, Order: keys, Limit: r.Limit}, &o.coll, acct)
+		o.op, err = op.NewSort(op.SortSpec{Types: r.Types, Order: keys, Limit: r.Limit, NewerFirst: r.NewerFirst}, &o.coll, acct)
 	case plan.RankTimeSort:
 		o.op, err = op.NewTimeSort(op.TimeSortSpec{Types: r.Types, Time: r.Time, Stamp: -1}, &o.coll, acct)
 	}
