@@ -233,10 +233,20 @@ func weekOfYear(ms int64) (year, week int64) {
 }
 
 // parse reads s by the format (numeric fields, month and day names,
-// literals; the whole text must match) as epoch milliseconds, UTC. A numeric
-// field followed directly by another takes exactly its letters' count of
-// digits (yyyyMMdd), else up to 9 digits.
-func (f *dateFormat) parse(s []byte) (int64, bool) {
+// literals; the whole text must match, as Java's DateTimeFormatter: Flink's
+// TO_TIMESTAMP) as epoch milliseconds, UTC. A numeric field followed
+// directly by another takes exactly its letters' count of digits
+// (yyyyMMdd), else up to 9 digits.
+func (f *dateFormat) parse(s []byte) (int64, bool) { return f.read(s, true) }
+
+// parsePrefix is parse where the format need match only the start of s, as
+// Java's SimpleDateFormat.parse(String) reads text, which Flink's
+// UNIX_TIMESTAMP and TO_DATE(s, fmt) call: what follows is ignored
+// ('2021-01-17 12:48:29.123' by 'yyyy-MM-dd HH:mm:ss' is 12:48:29).
+func (f *dateFormat) parsePrefix(s []byte) (int64, bool) { return f.read(s, false) }
+
+// read is parse (whole) or parsePrefix.
+func (f *dateFormat) read(s []byte, whole bool) (int64, bool) {
 	year, month, day := int64(1970), int64(1), int64(1)
 	var hour, minute, sec, milli int64
 	pm, hour12 := false, false
@@ -311,7 +321,7 @@ func (f *dateFormat) parse(s []byte) (int64, bool) {
 		case 'D', 'u', 'w', 'W', 'F':
 		}
 	}
-	if pos != len(s) {
+	if whole && pos != len(s) {
 		return 0, false
 	}
 	if hour12 && pm {

@@ -311,8 +311,10 @@ func formatArg(args []Arg, k int) (func(a []*vector.Vec, i int) *dateFormat, err
 
 // parseArg returns the reading of text argument 0 by the format of argument
 // 1 (the default format without one): epoch milliseconds, or false when the
-// text does not match or the format (not constant) is bad.
-func parseArg(args []Arg) (func(a []*vector.Vec, i int) (int64, bool), error) {
+// text does not match or the format (not constant) is bad. whole: the
+// whole text must match (dateFormat.parse), else its start
+// (dateFormat.parsePrefix).
+func parseArg(args []Arg, whole bool) (func(a []*vector.Vec, i int) (int64, bool), error) {
 	fmtOf, err := formatArg(args, 1)
 	if err != nil {
 		return nil, err
@@ -322,7 +324,7 @@ func parseArg(args []Arg) (func(a []*vector.Vec, i int) (int64, bool), error) {
 		if f == nil {
 			return 0, false
 		}
-		return f.parse(a[0].S[i])
+		return f.read(a[0].S[i], whole)
 	}, nil
 }
 
@@ -390,7 +392,7 @@ func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 			return ok
 		}, nil
 	}
-	parse, err := parseArg(args)
+	parse, err := parseArg(args, true)
 	if err != nil {
 		return nil, err
 	}
@@ -464,8 +466,9 @@ func lenientTimestamp(s []byte) (int64, bool) {
 }
 
 // prepUnixTimestamp is UNIX_TIMESTAMP() (the clock, in seconds) and
-// UNIX_TIMESTAMP(s[, fmt]) (text's epoch seconds, UTC; NULL when it does not
-// match, where Flink gives Long.MIN_VALUE).
+// UNIX_TIMESTAMP(s[, fmt]) (text's epoch seconds, UTC, read by the format
+// from the text's start, what follows ignored, as Flink's SimpleDateFormat
+// parse; NULL when it does not match, where Flink gives Long.MIN_VALUE).
 func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if len(args) == 0 {
 		return func(_ []*vector.Vec, i int, out *vector.Vec) bool {
@@ -473,7 +476,7 @@ func prepUnixTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 			return true
 		}, nil
 	}
-	parse, err := parseArg(args)
+	parse, err := parseArg(args, false)
 	if err != nil {
 		return nil, err
 	}
@@ -567,8 +570,8 @@ func prepCurrentTime([]Arg, catalog.Type) (RowFunc, error) {
 var dateFormatDefault = mustFormat("yyyy-MM-dd")
 
 // prepToDate is TO_DATE(s[, fmt]) (Flink's DateTimeUtils.parseDate): s read
-// by fmt ('yyyy-MM-dd' by default), its day's midnight; NULL when it does
-// not match.
+// by fmt ('yyyy-MM-dd' by default) from its start, what follows ignored (as
+// SimpleDateFormat parses), its day's midnight; NULL when it does not match.
 func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
 	fmtOf := func([]*vector.Vec, int) *dateFormat { return dateFormatDefault }
 	if len(args) == 2 {
@@ -582,7 +585,7 @@ func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
 		if f == nil {
 			return false
 		}
-		ms, ok := f.parse(a[0].S[i])
+		ms, ok := f.parsePrefix(a[0].S[i]) // (Flink's SimpleDateFormat parse: the text's start)
 		out.I[i] = floorDiv(ms, msPerDay) * msPerDay
 		return ok
 	}, nil

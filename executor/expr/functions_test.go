@@ -175,6 +175,7 @@ var flinkExamples = map[string][]flinkCase{
 	"TO_TIMESTAMP_LTZ": {{"TO_TIMESTAMP_LTZ(1610975309, 0)", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP_LTZ(1610975309123, 3)", "2021-01-18 13:08:29.123"}},
 	// Flink gives Long.MIN_VALUE for text that does not parse; NULL here (issue 25: TRY semantics)
 	"UNIX_TIMESTAMP": {{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "28801"}, {"UNIX_TIMESTAMP('2021-01-18 13:08:29')", "1610975309"}, {"UNIX_TIMESTAMP('bad')", "NULL"},
+		{"UNIX_TIMESTAMP('2021-01-18 13:08:29.999')", "1610975309"}, {"UNIX_TIMESTAMP('18/01/2021 13:08', 'dd/MM/yyyy')", "1610928000"}, {"UNIX_TIMESTAMP('2021-01-18')", "NULL"},
 		{"UNIX_TIMESTAMP() > 1600000000", "true"}},
 	"FROM_UNIXTIME":     {{"FROM_UNIXTIME(44)", "1970-01-01 00:00:44"}, {"FROM_UNIXTIME(1610975309, 'yyyy/MM/dd')", "2021/01/18"}},
 	"EXTRACT":           {{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '1994-09-27 13:14:15')", "13"}, {"EXTRACT(YEAR FROM TIMESTAMP '1994-09-27 13:14:15')", "1994"}},
@@ -202,7 +203,7 @@ var flinkExamples = map[string][]flinkCase{
 		{"CONVERT_TZ('2021-03-14 02:30:00', 'America/Los_Angeles', 'UTC')", "2021-03-14 10:30:00"}, {"CONVERT_TZ('2021-11-07 01:30:00', 'America/Los_Angeles', 'UTC')", "2021-11-07 09:30:00"},
 		{"CONVERT_TZ('2021-04-04 02:30:00', 'Australia/Sydney', 'UTC')", "2021-04-03 16:30:00"}, {"CONVERT_TZ('2018-11-04 00:30:00', 'America/Sao_Paulo', 'UTC')", "2018-11-04 03:30:00"},
 		{"CONVERT_TZ('1945-10-14 23:30:00', 'Asia/Kolkata', 'UTC')", "1945-10-14 18:00:00"}, {"CONVERT_TZ('not a time', 'UTC', 'PST')", "NULL"}},
-	"TO_DATE": {{"TO_DATE('2021-01-18')", "2021-01-18 00:00:00.000"}, {"TO_DATE('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
+	"TO_DATE": {{"TO_DATE('2021-01-18')", "2021-01-18 00:00:00.000"}, {"TO_DATE('2021-01-18 13:08:29')", "2021-01-18 00:00:00.000"}, {"TO_DATE('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
 		{"TO_DATE('2021-01-18 13:08', 'yyyy-MM-dd HH:mm')", "2021-01-18 00:00:00.000"}, {"TO_DATE('1969-12-31 23:00', 'yyyy-MM-dd HH:mm')", "1969-12-31 00:00:00.000"},
 		{"TO_DATE('2021-02-30')", "NULL"}, {"TO_DATE('oops')", "NULL"}},
 	"PROCTIME":          {{"PROCTIME() > TIMESTAMP '2020-01-01 00:00:00'", "true"}},

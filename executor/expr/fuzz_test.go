@@ -112,6 +112,13 @@ func FuzzKernels(f *testing.F) {
 			f.Add(q, int64(0), 0.0, doc, false, int64(0))
 		}
 	}
+	// date text with more after what the format reads: UNIX_TIMESTAMP and
+	// TO_DATE ignore it (SimpleDateFormat), TO_TIMESTAMP does not
+	for _, text := range []string{"2021-01-18 13:08:29.123", "2021-01-18 13:08:29 UTC", "2021-01-18T13:08", "18/01/2021x", "2021-1-8 1:2:3,5"} {
+		for _, q := range []string{"UNIX_TIMESTAMP(s)", "UNIX_TIMESTAMP(s, 'dd/MM/yyyy')", "TO_DATE(s)", "TO_DATE(s, 'yyyy-MM-dd HH:mm')", "TO_TIMESTAMP(s)", "TO_TIMESTAMP(s, 'yyyy-MM-dd HH:mm')"} {
+			f.Add(q, int64(0), 0.0, text, false, int64(0))
+		}
+	}
 	// text that is not UTF-8 (FROM_BASE64, URL_DECODE can make it): the bytes stay as they are
 	for _, q := range []string{"SPLIT_INDEX(s, '', 0)", "SPLIT_INDEX(s, '', 1)", "SPLIT(s, '')", "SPLIT(s, 'a')", "REVERSE(s)", "ARRAY_DISTINCT(SPLIT(s, ''))", "OVERLAY(s PLACING 'x' FROM 2)"} {
 		f.Add(q, int64(2), 0.0, "\x84a \xff\xe2\x82", false, int64(0))

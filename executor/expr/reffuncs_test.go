@@ -427,7 +427,7 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if len(vs) == 2 {
 			f = str(arg(1))
 		}
-		ms, ok := refParseDate(f, str(arg(0)))
+		ms, ok := refParsePrefix(f, str(arg(0)))
 		return okVal(ok, val{i: int64(math.Floor(float64(ms) / 1000))})
 	case "TO_TIMESTAMP_LTZ":
 		scale := int64(1000)
@@ -1016,8 +1016,14 @@ func refLenientTimestamp(s string) (int64, bool) {
 }
 
 // refParseDate reads s by a pattern of numeric fields and literals, through a
-// regular expression built from the pattern.
-func refParseDate(p, s string) (int64, bool) {
+// regular expression built from the pattern: the whole of s.
+func refParseDate(p, s string) (int64, bool) { return refParseDateAt(p, s, true) }
+
+// refParsePrefix is refParseDate of the start of s, what follows ignored
+// (Java's SimpleDateFormat.parse(String): Flink's UNIX_TIMESTAMP, TO_DATE).
+func refParsePrefix(p, s string) (int64, bool) { return refParseDateAt(p, s, false) }
+
+func refParseDateAt(p, s string, whole bool) (int64, bool) {
 	type fieldRun struct {
 		c rune
 		n int
@@ -1061,7 +1067,9 @@ func refParseDate(p, s string) (int64, bool) {
 		}
 		runs = append(runs, fieldRun{c, n})
 	}
-	re.WriteString("$")
+	if whole {
+		re.WriteString("$")
+	}
 	m := regexp.MustCompile(re.String()).FindStringSubmatch(s)
 	if m == nil {
 		return 0, false

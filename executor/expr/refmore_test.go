@@ -70,7 +70,7 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 		if len(vs) == 2 {
 			p = str(vs[1])
 		}
-		ms, ok := refParseDate(p, str(vs[0]))
+		ms, ok := refParsePrefix(p, str(vs[0]))
 		if !ok {
 			return null, true
 		}
