@@ -887,6 +887,14 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		return nil, err
 	}
 	if !in.eventTimeCol(ob.Expr) {
+		if in.procTimeCol(in.hidden[nparts]) {
+			// (Flink also orders OVER by a proctime attribute; not yet here)
+			how := "order it by an event time: " + addWatermarkHint(st, "")
+			if st.Watermark != nil {
+				how = "order it by the event time of " + st.Name + ", " + st.Columns[st.EventTime].Name
+			}
+			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window ordered by the processing time %s is not supported yet: %s", restoreText(ob.Expr), how)
+		}
 		if st.Watermark == nil {
 			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and %s has none: %s", st.Name, addWatermarkHint(st, ""))
 		}
