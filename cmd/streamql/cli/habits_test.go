@@ -82,13 +82,25 @@ func TestREPLHabits(t *testing.T) {
 
 // TestTestCommandUpdateNewCase: `streamql test DIR --update` makes a folder
 // with query.sql alone a case, creating its expected/ from a run; without
-// --update the folder is not a case.
+// --update the folder is not a case, and is never passed over unseen: the
+// no-case error names it, and beside other cases it is listed as SKIP and
+// counted.
 func TestTestCommandUpdateNewCase(t *testing.T) {
 	root := t.TempDir()
 	c := filepath.Join(root, "new")
 	writeFile(t, filepath.Join(c, "query.sql"), "SELECT 1 AS a;\n")
-	if code, _, _ := runTestCmd(t, root); code != 2 {
-		t.Fatalf("without --update: exit %d, want 2 (no case)", code)
+	if code, _, errs := runTestCmd(t, root); code != 2 || !strings.Contains(errs, "found query.sql without expected/ in "+filepath.ToSlash(c)+": streamql test --update writes expected/") {
+		t.Fatalf("without --update: exit %d, want 2 (no case) naming the new one: %s", code, errs)
+	}
+	old := filepath.Join(root, "old")
+	writeFile(t, filepath.Join(old, "query.sql"), "SELECT 2 AS b;\n")
+	writeFile(t, filepath.Join(old, "expected", "main.csv"), "b\n2\n")
+	if code, out, _ := runTestCmd(t, root); code != 0 || !strings.Contains(out, "PASS "+filepath.ToSlash(old)) ||
+		!strings.Contains(out, "SKIP "+filepath.ToSlash(c)+": query.sql without expected/") || !strings.Contains(out, "1 passed, 0 failed, 1 skipped") {
+		t.Fatalf("beside a case, without --update: exit %d:\n%s", code, out)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		t.Fatal(err)
 	}
 	code, out, _ := runTestCmd(t, root, "--update")
 	if code != 1 || !strings.Contains(out, "new case: no expected/ folder") || !strings.Contains(out, "wrote main.csv") {

@@ -25,8 +25,9 @@ const testUsage = `usage: streamql test [DIR ...] [--update] [--timeout D] [--jo
 
 Runs every case folder under each DIR (default .): a folder with query.sql, its
 inputs and expected/ (main.csv, <side>.csv, errors.csv, optionally exit and
-stderr). Each case runs as 'streamql --format csv --side-dir TMP -f query.sql'
-in its folder; errors.csv is compared on its first three columns (stream,
+stderr); a folder with query.sql alone is listed as SKIP, and --update makes it
+a case, writing its expected/ from a run. Each case runs as
+'streamql --format csv --side-dir TMP -f query.sql' in its folder; errors.csv is compared on its first three columns (stream,
 position, raw). Prints PASS or FAIL per case, a unified diff per failing file,
 and 'N passed, M failed'. Exit status: 0 all passed, 1 a case failed, 2 a bad
 DIR or no case found. (A script named test runs with 'streamql ./test'.)
@@ -93,13 +94,17 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
-	cases, err := findCases(dirs, *update)
+	cases, skipped, err := findCases(dirs, *update)
 	if err != nil {
 		printError(stderr, "streamql test: %s", err.Error())
 		return exitPlanning
 	}
 	if len(cases) == 0 {
-		printError(stderr, "streamql test: no case found under %s; a case is a folder with query.sql and an expected/ folder (SPEC 4), give the folder that holds them", strings.Join(dirs, ", "))
+		newOnes := ""
+		if len(skipped) > 0 {
+			newOnes = fmt.Sprintf("; found query.sql without expected/ in %s: streamql test --update writes expected/ from a run", strings.Join(skipped, ", "))
+		}
+		printError(stderr, "streamql test: no case found under %s; a case is a folder with query.sql and an expected/ folder (SPEC 4), give the folder that holds them%s", strings.Join(dirs, ", "), newOnes)
 		return exitPlanning
 	}
 
@@ -160,10 +165,17 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	for _, name := range skipped {
+		fmt.Fprintf(stdout, "SKIP %s: query.sql without expected/ (streamql test --update writes it from a run)\n", termtext.String(name, termtext.Line))
+	}
+	notRun := ""
+	if len(skipped) > 0 {
+		notRun = fmt.Sprintf(", %d skipped", len(skipped))
+	}
 	if *update && updated > 0 {
-		fmt.Fprintf(stdout, "%d passed, %d failed (%d updated: run again to check)\n", passed, failed, updated)
+		fmt.Fprintf(stdout, "%d passed, %d failed%s (%d updated: run again to check)\n", passed, failed, notRun, updated)
 	} else {
-		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+		fmt.Fprintf(stdout, "%d passed, %d failed%s\n", passed, failed, notRun)
 	}
 	if failed > 0 {
 		return exitRuntime
@@ -178,21 +190,29 @@ type testCase struct{ name, dir string }
 // findCases walks each DIR and returns the case folders under it (a folder with
 // query.sql and expected/, or with update also a new case: query.sql alone; a
 // case's own subfolders are not searched), sorted by path and without
-// repeats. The error names a DIR that is not a readable folder.
-func findCases(dirs []string, update bool) ([]testCase, error) {
+// repeats, and without update the new cases it skipped (their names), which
+// runTest lists so that none passes unseen. The error names a DIR that is not
+// a readable folder.
+func findCases(dirs []string, update bool) (cases []testCase, skipped []string, err error) {
 	seen := map[string]bool{}
-	var cases []testCase
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read folder %s: %v; give a folder that holds case folders (query.sql and expected/)", d, unwrapPath(err))
+			return nil, nil, fmt.Errorf("cannot read folder %s: %v; give a folder that holds case folders (query.sql and expected/)", d, unwrapPath(err))
 		}
 		if !st.IsDir() {
-			return nil, fmt.Errorf("%s is not a folder; give a folder that holds case folders (query.sql and expected/)", d)
+			return nil, nil, fmt.Errorf("%s is not a folder; give a folder that holds case folders (query.sql and expected/)", d)
 		}
 		err = filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("cannot read folder %s: %v", path, unwrapPath(err))
+			}
+			if e.IsDir() && !update && isNewCase(path) {
+				if abs, err := filepath.Abs(path); err == nil && !seen[abs] {
+					seen[abs] = true
+					skipped = append(skipped, filepath.ToSlash(filepath.Clean(path)))
+				}
+				return nil // (its subfolders may hold cases)
 			}
 			if !e.IsDir() || !isCase(path) && !(update && isNewCase(path)) {
 				return nil
@@ -208,11 +228,11 @@ func findCases(dirs []string, update bool) ([]testCase, error) {
 			return filepath.SkipDir
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	sort.Slice(cases, func(i, j int) bool { return cases[i].dir < cases[j].dir })
-	return cases, nil
+	return cases, skipped, nil
 }
 
 func isCase(dir string) bool {
