@@ -193,14 +193,35 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		if ty.Kind != TokIdent {
 			return nil, Errorf(ty.Offset, "RETURNING takes a type: BIGINT, DOUBLE, BOOLEAN or VARCHAR")
 		}
-		if n := at(i + 2); !n.isOp(")") {
-			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported: it gives NULL for both")
+		if n := at(i + 2); !n.isOp(")") && !(n.is("NULL") && at(i+3).is("ON")) {
+			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported, but for NULL ON EMPTY and NULL ON ERROR: it gives NULL for both")
 		}
 		return []edit{{t.Offset, ty.End(), ", '" + strings.ToUpper(ty.Text) + "'"}}, nil
 	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_QUERY") || inCall(r, i, "JSON_EXISTS")):
-		return nil, Errorf(toks[i-1].Offset, "the ON EMPTY / ON ERROR clauses are not supported: the JSON functions give NULL (JSON_EXISTS FALSE) for both")
+		// Flink's defaults are what streamql does, so their spellings are
+		// taken (dropped): NULL ON EMPTY / ERROR, JSON_EXISTS' FALSE ON ERROR
+		if b := toks[i-1]; i >= 2 && (b.is("NULL") && !inCall(r, i, "JSON_EXISTS") || b.is("FALSE") && at(i+1).is("ERROR") && inCall(r, i, "JSON_EXISTS")) {
+			return blankToks(toks, i-1, i+2), nil
+		}
+		return nil, Errorf(toks[i-1].Offset, "the ON EMPTY / ON ERROR clauses are not supported but for the defaults (NULL ON EMPTY, NULL ON ERROR; JSON_EXISTS' FALSE ON ERROR): the JSON functions give NULL (JSON_EXISTS FALSE) for both")
 	case t.is("ON") && at(i+1).is("NULL") && (inCall(r, i, "JSON_OBJECT") || inCall(r, i, "JSON_ARRAY")):
-		return nil, Errorf(toks[i-1].Offset, "the ON NULL clause is not supported: JSON_OBJECT writes NULL values as null, JSON_ARRAY leaves them out (Flink's defaults)")
+		// the defaults: JSON_OBJECT's NULL ON NULL, JSON_ARRAY's ABSENT ON NULL
+		if b := toks[i-1]; i >= 2 && (b.is("NULL") && inCall(r, i, "JSON_OBJECT") || b.is("ABSENT") && inCall(r, i, "JSON_ARRAY")) {
+			return blankToks(toks, i-1, i+2), nil
+		}
+		return nil, Errorf(toks[i-1].Offset, "this ON NULL clause is not supported: JSON_OBJECT writes NULL values as null (NULL ON NULL), JSON_ARRAY leaves them out (ABSENT ON NULL), Flink's defaults")
+	case t.is("WITHOUT") && inCall(r, i, "JSON_QUERY"):
+		// WITHOUT [ARRAY] WRAPPER: the default, dropped
+		end := i + 1
+		if at(end).is("ARRAY") {
+			end++
+		}
+		if !at(end).is("WRAPPER") {
+			return nil, Errorf(at(end).Offset, "write WITHOUT ARRAY WRAPPER")
+		}
+		return blankToks(toks, i, end+1), nil
+	case t.is("WITH") && inCall(r, i, "JSON_QUERY"):
+		return nil, Errorf(t.Offset, "JSON_QUERY's WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER is not supported yet: it gives the value at the path as it is (WITHOUT ARRAY WRAPPER, Flink's default); wrap it with JSON_ARRAY(…) where it must be an array")
 	case (t.is("KEY") || t.is("VALUE")) && inCall(r, i, "JSON_OBJECT"):
 		if t.is("KEY") {
 			return []edit{{t.Offset, t.End(), blank(t.Text)}}, nil
@@ -208,6 +229,16 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		return []edit{{t.Offset, t.End(), ","}}, nil
 	}
 	return nil, nil
+}
+
+// blankToks returns the edits that blank tokens from to to-1 (a clause
+// that says what streamql does anyway), the text between them kept.
+func blankToks(toks []Token, from, to int) []edit {
+	var es []edit
+	for k := from; k < to && k < len(toks); k++ {
+		es = append(es, edit{toks[k].Offset, toks[k].End(), blank(toks[k].Text)})
+	}
+	return es
 }
 
 // closing returns the index of the ')' that closes the '(' at open, or -1.

@@ -55,8 +55,14 @@ func TestFunctionErrors(t *testing.T) {
 		{"s SIMILAR TO '(a'", "invalid SIMILAR TO pattern", "'(a'"},
 		{"FLOOR(ts TO DECADE)", "FLOOR and CEIL take ts TO MILLISECOND, SECOND", "DECADE)"},
 		{"JSON_VALUE(s, '$.a' RETURNING FOO)", "unknown type", "RETURNING FOO"},
-		{"JSON_VALUE(s, '$.a' NULL ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "NULL ON"},
-		{"JSON_ARRAY(1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
+		// JSON clauses other than Flink's defaults (which bind: TestFunctionBinding)
+		{"JSON_VALUE(s, '$.a' DEFAULT 'x' ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported but for the defaults", "'x' ON"},
+		{"JSON_VALUE(s, '$.a' RETURNING BIGINT DEFAULT 1 ON ERROR)", "not supported, but for NULL ON EMPTY and NULL ON ERROR", "DEFAULT 1"},
+		{"JSON_EXISTS(s, '$.a' TRUE ON ERROR)", "ON EMPTY / ON ERROR clauses are not supported", "TRUE ON"},
+		{"JSON_QUERY(s, '$.a' EMPTY ARRAY ON EMPTY)", "ON EMPTY / ON ERROR clauses are not supported", "ARRAY ON"},
+		{"JSON_QUERY(s, '$.a' WITH CONDITIONAL ARRAY WRAPPER)", "WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER is not supported yet", "WITH CONDITIONAL"},
+		{"JSON_ARRAY(1 NULL ON NULL)", "ON NULL clause is not supported", "NULL ON"},
+		{"JSON_OBJECT('k' VALUE 1 ABSENT ON NULL)", "ON NULL clause is not supported", "ABSENT"},
 		{"s IS DISTINCT FROM 1", "cannot compare", "s IS"},
 		// arithmetic over a TIMESTAMP says how Flink SQL does time arithmetic, whatever the operator and side
 		{"ts - ts", "the time between two TIMESTAMPs is TIMESTAMPDIFF(SECOND, ts, ts)", "ts -"},
@@ -104,6 +110,14 @@ func TestFunctionBinding(t *testing.T) {
 		{"EXTRACT(MINUTE FROM ts)", "8"},
 		{"DATE_FORMAT(ts, 'HH:mm')", "13:08"},
 		{"CASE WHEN HOUR(ts) > 12 THEN 'pm' ELSE 'am' END", "pm"},
+		// Flink's default JSON clauses spelt out: what streamql does anyway
+		{"JSON_VALUE('{}', '$.a' NULL ON EMPTY NULL ON ERROR)", "NULL"},
+		{"JSON_VALUE('{\"a\": \"5\"}', '$.a' RETURNING BIGINT NULL ON ERROR)", "5"},
+		{"JSON_QUERY('{\"a\": [1]}', '$.a' WITHOUT ARRAY WRAPPER NULL ON EMPTY)", "[1]"},
+		{"JSON_QUERY('{\"a\": [1]}', '$.a' WITHOUT WRAPPER)", "[1]"},
+		{"JSON_EXISTS('x', '$.a' FALSE ON ERROR)", "false"},
+		{"JSON_OBJECT('k' VALUE NULL NULL ON NULL)", `{"k":null}`},
+		{"JSON_ARRAY(1, NULL ABSENT ON NULL)", "[1]"},
 	}
 	for _, c := range cases {
 		got, _, err := evalSQL(t, c.expr, 0)
