@@ -30,12 +30,15 @@ import (
 // them as over any stream's rows.
 //
 // This is the bridge from today's one-source job to the operator graph of
-// issue 22: the join is an op.Operator; its inputs are read here, on the
-// job's goroutine, as the polled ports of the scheduling core
-// (portScheduler, whose rule is accepts): from the input whose watermark is
-// behind (the left one on a tie), so held rows stay few when both inputs
-// are in event-time order. A live input that has no row ready (ErrWaiting)
-// makes the job wait for it (the other input is read meanwhile).
+// issue 22: the join is an op.Operator; its inputs are the polled ports of
+// the scheduling core (portScheduler, whose rule is accepts), each read by
+// its port reader (joinInput.r) and pushed through its port stage (intake)
+// into the join: from the input whose watermark is behind (the left one on
+// a tie), so held rows stay few when both inputs are in event-time order.
+// A live input that has no row ready (ErrWaiting) makes the job wait for
+// it (the other input is read meanwhile). On the job's goroutine the
+// scheduler pushes the joined rows into the job's chain (run); a job that
+// reads the join on a goroutine of its own pulls them (Next).
 // Malformed rows of an input go to its errors output (Sink.Errors), late rows
 // to the join's late outputs (as rows the operator made, Step.Chunks).
 type joinSource struct {
@@ -374,78 +377,139 @@ type joined struct {
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
-// ended and every held row is out.
+// ended and every held row is out. It is the pull shape of the join's
+// scheduler (run is its push shape), for a job that reads the join on a
+// goroutine of its own: an event-time semi join's probe stream's reader
+// (portReader.run) and the pipelined join's (joinpipe.go).
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
-	js.given = false    // (the job handled the rows given before)
-	js.givenOld = false // (the late rows an input's Next pushes are no old pairs: replay.filter)
-	js.waits = -1       // (an input that waited in the last call is read first again: accepts)
+	js.handled()
+	for len(js.queue) == 0 {
+		if err := js.step(); err != nil {
+			return err
+		}
+	}
+	js.give(b)
+	return nil
+}
+
+// run is the join's scheduler on the job's goroutine in the push shape
+// (issue 22 item 3, one scheduler): it reads the input the core's rule
+// takes (step: portScheduler.next, accepts), pushes the batch through the
+// input's port stage into the join (read, intake), and pushes the joined
+// rows the join emitted, queued in order, into the job's chain (push,
+// process.batch: the chain's head), one batch at a time (give), before it
+// reads again; an input that has no row ready (ErrWaiting), the inputs'
+// end (io.EOF) or an error is pushed as process.batch takes them (the sink
+// flushed; the chain finished; the job's error). A group source's
+// checkpoint, which runs inside its read, so falls between the pushes,
+// after the rows given went through (joinReplay.Torn). ctx is checked
+// before each push, as the pull shape's job checks it before each Next.
+// It reports the job's error (nil: the inputs ended or the LIMIT was
+// reached).
+func (js *joinSource) run(ctx context.Context, b *vector.Batch, push func(context.Context, *vector.Batch, []BadRow, error) (bool, error)) error {
 	for {
-		if len(js.queue) > 0 {
-			e := js.queue[0]
-			q := e.b
-			qn := q.N
-			n := min(qn-js.at, vector.Cap)
-			switch {
-			case js.at == 0 && n == qn && sameLayout(b, q):
-				b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
-			case js.at == 0 && n == qn:
-				shareQueued(b, q)
-				if js.pipe != nil {
-					b.OwnStrings() // (q is reused while the job's goroutine has b: joinpipe.go)
-				}
-			default:
-				b.Reset()
-				b.AppendRows(q, js.at, js.at+n)
-			}
-			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
-			js.at += n
-			js.givenOld = e.old
-			if js.at == qn {
-				// (moved down, not resliced from the front: a queue of a
-				// few batches whose array a later append would outgrow,
-				// an allocation every few batches)
-				js.queue, js.at = js.queue[:copy(js.queue, js.queue[1:])], 0
-				js.free = append(js.free, e)
-			}
-			js.given = true
-			if js.pipe != nil {
-				js.pipe.given++
-			}
-			return nil
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if js.fail != nil {
-			return js.fail
+		js.handled()
+		var err error
+		for len(js.queue) == 0 && err == nil {
+			err = js.step()
 		}
-		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
-			err := jo.Drain(js.ctx)
-			js.noteLive()
-			if err != nil {
-				js.fail = err
-			} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
-				js.fail = err
-			}
-			continue
+		if err == nil {
+			js.give(b)
 		}
-		s := js.ports.next() // (the input behind: accepts)
-		if s < 0 {
-			if !js.in[0].done || !js.in[1].done {
-				return fmt.Errorf("the %s of %s and %s: no input to read while one has not ended (an engine fault: please report it)", js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
-			}
-			return io.EOF
+		if end, err := push(ctx, b, nil, err); end {
+			return err
 		}
-		js.turns = s
-		err := js.read(s)
-		if o := 1 - s; errors.Is(err, ErrWaiting) && js.ports.readable(o) {
-			// the input behind has no row ready: the other one is read
-			// meanwhile (accepts)
-			err = js.read(o)
-		}
+	}
+}
+
+// handled notes that the job handled the joined rows given last: none is
+// given (Torn), the late rows the next read pushes are no old pairs
+// (replay.filter), and an input that waited is read first again (accepts).
+func (js *joinSource) handled() {
+	js.given, js.givenOld, js.waits = false, false, -1
+}
+
+// step is one step of the join's scheduler while no joined row is queued:
+// a failure met after rows joined before it is returned; held rows are
+// released a few batches at a time (op.Join.Deferred, joinPace); else the
+// input the core's rule takes is read (read), and when it has no row
+// ready (ErrWaiting) the other one meanwhile when the rule takes it
+// (accepts). It returns io.EOF once both inputs ended, ErrWaiting, or an
+// error, which, when joined rows were queued before it, waits for them to
+// be given (fail); nil when it did a step.
+func (js *joinSource) step() error {
+	if js.fail != nil {
+		return js.fail
+	}
+	if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
+		err := jo.Drain(js.ctx)
+		js.noteLive()
 		if err != nil {
-			if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
-				return err
-			}
-			js.fail = err // (the rows joined before it first)
+			js.fail = err
+		} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
+			js.fail = err
 		}
+		return nil
+	}
+	s := js.ports.next() // (the input behind: accepts)
+	if s < 0 {
+		if !js.in[0].done || !js.in[1].done {
+			return fmt.Errorf("the %s of %s and %s: no input to read while one has not ended (an engine fault: please report it)", js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+		}
+		return io.EOF
+	}
+	js.turns = s
+	err := js.read(s)
+	if o := 1 - s; errors.Is(err, ErrWaiting) && js.ports.readable(o) {
+		// the input behind has no row ready: the other one is read
+		// meanwhile (accepts)
+		err = js.read(o)
+	}
+	if err != nil {
+		if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
+			return err
+		}
+		js.fail = err // (the rows joined before it first)
+	}
+	return nil
+}
+
+// give fills b with the first joined rows queued (at most vector.Cap of
+// the first queued batch), with their input rows' positions (from, which
+// RowSource and Unread read), and notes them given (Torn).
+func (js *joinSource) give(b *vector.Batch) {
+	e := js.queue[0]
+	q := e.b
+	qn := q.N
+	n := min(qn-js.at, vector.Cap)
+	switch {
+	case js.at == 0 && n == qn && sameLayout(b, q):
+		b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
+	case js.at == 0 && n == qn:
+		shareQueued(b, q)
+		if js.pipe != nil {
+			b.OwnStrings() // (q is reused while the job's goroutine has b: joinpipe.go)
+		}
+	default:
+		b.Reset()
+		b.AppendRows(q, js.at, js.at+n)
+	}
+	js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
+	js.at += n
+	js.givenOld = e.old
+	if js.at == qn {
+		// (moved down, not resliced from the front: a queue of a
+		// few batches whose array a later append would outgrow,
+		// an allocation every few batches)
+		js.queue, js.at = js.queue[:copy(js.queue, js.queue[1:])], 0
+		js.free = append(js.free, e)
+	}
+	js.given = true
+	if js.pipe != nil {
+		js.pipe.given++
 	}
 }
 

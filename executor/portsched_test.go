@@ -394,7 +394,7 @@ func TestJoinInputReaderKeepsItsBatch(t *testing.T) {
 		"r": {name: "r", steps: steps[1], log: &log, given: &given[1]},
 	}
 	orderMu.Unlock()
-	out := &pairSink{}
+	out := &collect{row: func(cols []*vector.Vec, i int) string { return fmt.Sprint(cols[0].I[i], ",", cols[1].I[i]) }}
 	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return out, nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -437,20 +437,3 @@ func TestJoinInputReaderKeepsItsBatch(t *testing.T) {
 		t.Errorf("joined rows\n%v\nwant\n%v", got, want)
 	}
 }
-
-// pairSink collects the rows of two BIGINT columns as "a,b".
-type pairSink struct{ out []string }
-
-func (c *pairSink) Rows(r *Step) error {
-	dest := destsOf(r)
-	for i := 0; i < r.N; i++ {
-		if k := dest[i]; k >= 0 {
-			p := r.Parts[k]
-			c.out = append(c.out, fmt.Sprint(p.Cols[0].I[i], ",", p.Cols[1].I[i]))
-		}
-	}
-	return nil
-}
-func (c *pairSink) Errors(string, []ErrorRow) error { return nil }
-func (c *pairSink) Flush() error                    { return nil }
-func (c *pairSink) Close() error                    { return nil }
