@@ -246,8 +246,9 @@
 //     between pushes, once the rows given went through (joinReplay.Torn).
 //     The pull shape (joinSource.Next, one step of the same loop: step,
 //     give) stays for a job that reads the join on a goroutine of its
-//     own: an event-time semi join's probe stream (portReader.run) and
-//     the pipelined join (joinpipe.go).
+//     own, an event-time semi join's probe stream (portReader.run) and
+//     the pipelined join (joinpipe.go), or through a wrapper (a derived
+//     relation's part over stdin, gated: derivedhandback.go).
 //   - What is left of step 3, one scheduler: (4) joinpipe.go's goroutines
 //     do not ask the core which input to read: each input's Ahead decodes
 //     its bounded file ahead unasked (the join's goroutine takes its
