@@ -23,11 +23,11 @@ type joinHandBack struct {
 	bad [2][]int
 }
 
-// note records the last batch input s read (joinSource.readBatch, right
-// after the input's next), before its malformed rows are taken out.
+// note records the last batch input s read (joinSource.intake, right
+// after its port reader read it), before its malformed rows are taken out.
 func (h *joinHandBack) note(js *joinSource, s int) {
 	ji := js.in[s]
-	h.on[s] = takesBack(ji.src) && ji.ahead == nil && ji.par == nil && !(js.both.Lookup && s == 1)
+	h.on[s] = takesBack(ji.src) && ji.r.from == nil && !(js.both.Lookup && s == 1)
 	if !h.on[s] {
 		return
 	}

@@ -388,6 +388,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()
+	if js, ok := src.src.(*joinSource); ok {
+		// the join's scheduler reads its inputs' ports and pushes the
+		// joined rows into the chain (joinSource.run: the push shape)
+		return js.run(ctx, b, p.batch)
+	}
 	var bad []BadRow
 	for {
 		if err := ctx.Err(); err != nil {
