@@ -146,6 +146,9 @@ type joinInput struct {
 	b    *vector.Batch
 	bad  []BadRow
 	errs []ErrorRow
+	// held: errs, the errors rows of the input's last batch, wait for the
+	// job to be past them (joinHandBack.hold: an input that takes back)
+	held bool
 	es   *StreamErrors
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
@@ -227,7 +230,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			js.Close()
 			return nil, err
 		}
-		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream), bounded: in.Stream.Bounded()}
+		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: readErrors(stats, in.Stream, o), bounded: in.Stream.Bounded()}
 		ji.b.NoText = true // (joinInputReader)
 		// a lookup join's probe rows reach its output as they are read
 		// (op.Join's gather keeps their marks): the csv decoder marks
@@ -629,6 +632,9 @@ func (js *joinSource) noteLive() {
 // readBatch is read's work.
 func (js *joinSource) readBatch(s int) error {
 	ji := js.in[s]
+	if err := js.flushHeld(s); err != nil { // (the job reads on: it used the last batch whole)
+		return err
+	}
 	err := ji.next()
 	switch {
 	case err == io.EOF:
@@ -664,10 +670,15 @@ func (js *joinSource) readBatch(s int) error {
 		}
 	}
 	if len(ji.errs) > 0 {
-		if js.pipe != nil {
+		switch {
+		case js.pipe != nil:
 			js.pipe.recordErrors(ji.es.Side, ji.errs) // (joinpipe.go: the job's goroutine writes them)
-		} else if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
-			return err
+		case js.hand.hold[s]:
+			ji.held = true // (joinhandback.go: reported once the job is past them, or up to its LIMIT's cut)
+		default:
+			if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+				return err
+			}
 		}
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
