@@ -225,6 +225,13 @@ type Job struct {
 	// Reads are every stream the job reads directly: its stream, the inputs
 	// of its join of two streams (SPEC 2.7), its build sides.
 	Reads []*catalog.Stream
+	// Relations are the derived relations among Reads (SPEC 2.6: a
+	// subquery, WITH name, view or UNION ALL), whose rows are their parts'
+	// output, not rows read; RelationInputs the declared streams their
+	// parts read (a part's stream or its join's inputs, through nested
+	// relations), each once, in plan order: the live status counts their
+	// rows as the rows read (SPEC 4, Progress).
+	Relations, RelationInputs []*catalog.Stream
 	// Volatile are the clock and random functions it calls
 	// (plan.Job.Volatile: PROCTIME(), NOW(), RAND(), …).
 	Volatile []string
@@ -312,6 +319,12 @@ func NewJob(job *planner.Job) *Job {
 			j.Reads = append(j.Reads, in.Stream)
 		}
 	}
+	for _, st := range j.Reads {
+		if plan.DerivedOf(st) != nil && !slices.Contains(j.Relations, st) {
+			j.Relations = append(j.Relations, st)
+			j.RelationInputs = relationInputs(st, j.RelationInputs)
+		}
+	}
 	for _, b := range job.AllBranches() {
 		if b.Join != nil {
 			j.Reads = append(j.Reads, b.Join.Build)
@@ -355,3 +368,29 @@ func (j *Job) ReplayNotice() string { return j.plan.ReplayNotice() }
 // Files returns the files the job reads and writes through its streams
 // (planner.JobFiles), for CheckFiles with the frontend's own files.
 func (j *Job) Files() []JobFile { return planner.JobFiles(j.plan) }
+
+// relationInputs appends to into, each once, the declared streams derived
+// relation st's parts read as their stream or their join's inputs, through
+// the relations they read in turn (Job.RelationInputs); st itself when it
+// is a declared stream.
+func relationInputs(st *catalog.Stream, into []*catalog.Stream) []*catalog.Stream {
+	if st == nil || st.Connector == nil || st.Connector == plan.NoFrom {
+		return into
+	}
+	d := plan.DerivedOf(st)
+	if d == nil {
+		if st.Connector != plan.JoinConnector && !slices.Contains(into, st) {
+			into = append(into, st)
+		}
+		return into
+	}
+	for _, part := range d.Parts {
+		into = relationInputs(part.Stream, into)
+		if part.Both != nil {
+			for _, in := range part.Both.Inputs {
+				into = relationInputs(in.Stream, into)
+			}
+		}
+	}
+	return into
+}
