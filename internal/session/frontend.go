@@ -266,6 +266,46 @@ type Output struct {
 	// SidePos is the offset of the side name of the first branch that
 	// writes it (0 when none: the main query).
 	SidePos int
+	// Order is the order of an updating output's final table, by its
+	// columns: a Top-N over the whole input's (SPEC 2.9: ORDER BY … LIMIT,
+	// or ROW_NUMBER() without PARTITION BY, over changes), whose table keeps
+	// its rows where their changes put them; nil when none, or when an
+	// ORDER BY key is not among the output's columns.
+	Order []OrderKey
+}
+
+// OrderKey is a key of Output.Order: column Col (an index in
+// Output.Columns), descending when Desc (SPEC 2.9: NULLs first ascending,
+// last descending, as Flink sorts).
+type OrderKey struct {
+	Col  int
+	Desc bool
+}
+
+// topNOrder returns the order of the final table of b's output (Output.Order):
+// its Top-N's over the whole input when b's result is one, by its visible
+// columns; nil otherwise.
+func topNOrder(b *planner.Branch) []OrderKey {
+	if b == nil || b.Rank == nil || b.Rank.Kind != plan.RankTopN || len(b.Rank.Keys) > 0 || !b.Rank.Updating {
+		return nil
+	}
+	var order []OrderKey
+	for _, k := range b.Rank.Order {
+		col := slices.Index(b.Rank.Output, k.Col)
+		if col < 0 && k.Col < len(b.Project) { // (a hidden copy of a shown column: ORDER BY c over a subquery's c)
+			col = slices.IndexFunc(b.Rank.Output, func(o int) bool { return o < len(b.Project) && sameColumn(b.Project[o], b.Project[k.Col]) })
+		}
+		if col < 0 || col >= len(b.Columns) {
+			return nil // (a key not shown: the table cannot be sorted by it)
+		}
+		order = append(order, OrderKey{Col: col, Desc: k.Desc})
+	}
+	return order
+}
+
+// sameColumn reports whether x and y are the same column of the batch.
+func sameColumn(x, y *plan.Expr) bool {
+	return x != nil && y != nil && x.Op == plan.OpCol && y.Op == plan.OpCol && x.Col == y.Col
 }
 
 // Schema is the output's columns as text (SchemaText).
@@ -283,6 +323,9 @@ func NewJob(job *planner.Job) *Job {
 	j := &Job{plan: job, HasMain: job.Main != nil, HasSides: job.HasSides(), Stream: job.Stream, Volatile: job.Volatile(), EncodeAhead: job.EncodeAhead}
 	for k, o := range job.Outputs {
 		out := Output{Name: o.Name, Columns: o.Columns, Updating: o.Updating, Late: o.Late, Sink: o.Sink != nil}
+		if k == 0 && job.Main != nil && o.Updating {
+			out.Order = topNOrder(job.Main)
+		}
 		for _, b := range job.Branches {
 			if b.Output == k {
 				out.SidePos = b.SidePos
