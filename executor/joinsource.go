@@ -157,6 +157,9 @@ type joinInput struct {
 	b    *vector.Batch
 	bad  []BadRow
 	errs []ErrorRow
+	// held: errs, the errors rows of the input's last batch, wait for the
+	// job to be past them (joinHandBack.hold: an input that takes back)
+	held bool
 	es   *StreamErrors
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
@@ -246,7 +249,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			js.Close()
 			return nil, err
 		}
-		ji := &joinInput{in: in, src: o.src, h: o.h, r: newPortReader(s, o.src, in.Types, true), es: stats.stream(in.Stream), bounded: in.Stream.Bounded()}
+		ji := &joinInput{in: in, src: o.src, h: o.h, r: newPortReader(s, o.src, in.Types, true), es: readErrors(stats, in.Stream, o), bounded: in.Stream.Bounded()}
 		ji.b = ji.r.b
 		ji.r.b.NoText = true // (joinInputReader)
 		// a lookup join's probe rows reach its output as they are read
@@ -651,6 +654,9 @@ func (js *joinSource) read(s int) error {
 		ji.readBy(joinInputReader(ji.h.Parallel, ji.in.Types, ji.chunk, ji.r.b.PlainMarks))
 	}
 	js.waits = -1
+	if err := js.flushHeld(s); err != nil { // (the job reads on: it used the last batch whole, joinhandback.go; before the read, which reuses the decoder's buffer its rows' texts are in)
+		return err
+	}
 	err := js.intake(s, js.ports.read(s))
 	if errors.Is(err, ErrWaiting) {
 		js.waits = s
@@ -739,10 +745,15 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		}
 	}
 	if len(ji.errs) > 0 {
-		if js.pipe != nil {
+		switch {
+		case js.pipe != nil:
 			js.pipe.recordErrors(ji.es.Side, ji.errs) // (joinpipe.go: the job's goroutine writes them)
-		} else if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
-			return err
+		case js.hand.hold[s]:
+			ji.held = true // (joinhandback.go: reported once the job is past them, or up to its LIMIT's cut)
+		default:
+			if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+				return err
+			}
 		}
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)

@@ -367,6 +367,14 @@ func (in *inner) arrivalOrder(r *plan.Rank) (only, found bool) {
 	return false, false
 }
 
+// readsChanges reports whether the rows in's operator ranks are changes
+// (SPEC 2.8: -U/+U/-D): its stream's or relation's (readsChanges), or its
+// own query's updating GROUP BY's (ORDER BY … LIMIT over it: a Top-N that
+// takes the old row of each -U back, as Flink's retracting Rank does).
+func (in *inner) readsChanges() bool {
+	return in.sp.st != nil && readsChanges(in.sp.st) || in.b.Agg != nil && in.b.Agg.Updating
+}
+
 // finish makes in's branch the query's: its visible columns are those output
 // picks from the operator's output (names given), the operator is r.
 func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *Branch {
@@ -378,7 +386,7 @@ func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *
 	r.Types = in.types()
 	r.InColumns = b.Columns
 	b.Columns = cols
-	if r.Kind == plan.RankTopN && in.sp.st != nil && readsChanges(in.sp.st) {
+	if r.Kind == plan.RankTopN && in.readsChanges() {
 		r.Retract = true // (SPEC 2.8: its input's -U and -D take rows back)
 		r.State = "every live row of its input (an updating input: a row taken back lets the next one in)"
 	}
@@ -1167,7 +1175,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	if limit >= 0 {
 		lim = fmt.Sprintf(" limit %d", limit)
 	}
-	changes := readsChanges(st) // (SPEC 2.8: its rows are -U/+U/-D changes, not a table's rows)
+	changes := in.readsChanges() // (SPEC 2.8: its rows are -U/+U/-D changes, not a table's rows)
 	if r.Bounded && p.Streaming && (limit >= 0 || changes) {
 		r.Bounded = false // SET 'execution.runtime-mode' = 'streaming': a Top-N, updating, as over an unbounded input
 	}
