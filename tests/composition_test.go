@@ -236,6 +236,14 @@ func TestCompositionErrors(t *testing.T) {
 		{"CREATE VIEW a AS SELECT k FROM a", "a stream named a exists already"},
 		{"DROP VIEW nosuch", "unknown view 'nosuch'"},
 		{"CREATE VIEW vw AS SELECT k FROM (SELECT k FROM a) AS q;\nDROP STREAM a", "view vw reads stream a: DROP VIEW vw first"},
+		// a view read by another, at any depth (a join input, a subquery,
+		// an IN build side): DROP VIEW refuses it as DROP STREAM does; the
+		// reader went on reading the dropped query, also once a view of
+		// that name was created again
+		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT v.k FROM v JOIN a ON v.k = a.k;\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
+		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM (SELECT k FROM v) AS q;\nDROP VIEW IF EXISTS v", "view w reads view v: DROP VIEW w first"},
+		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM a WHERE k IN (SELECT k FROM v);\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
+		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM v;\nCREATE VIEW x AS SELECT k FROM w;\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
 		{"SELECT * FROM (SELECT k FROM a INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
