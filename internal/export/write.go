@@ -377,7 +377,7 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 // branch.
 func (x *exporter) lateDiffs(b *planner.Branch, outs []plan.Output, script string, line int, in string) {
 	x.windowAggDiffs(b, script, line, in)
-	if bj := b.Both; bj != nil && !bj.Lookup {
+	if bj := b.Both; bj != nil { // (a lookup join's left input too; its table's rows are never late: NoLateRows)
 		for k, inp := range bj.Inputs {
 			if inp.Watermark != nil && bj.Late[k] != "" && bj.NoLateRows(k) == "" {
 				x.diffLine(script, line, "the join's rows of %s%s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", inp.Name, in, bj.Late[k])
