@@ -518,6 +518,9 @@ func (ps *parseState) withQuery(all, toks []Token, start, end int) (*Select, *Er
 			return nil, Errorf(at, "expected a name after WITH: WITH q AS (SELECT ...) SELECT ... FROM q")
 		}
 		nt := toks[i]
+		if i == 1 && nt.is("RECURSIVE") && nt.Kind == TokIdent && i+1 < len(toks) && !toks[i+1].is("AS") {
+			return nil, Errorf(nt.Offset, "WITH RECURSIVE is not supported (nor in Flink SQL): a stream query does not recurse; write WITH q AS (SELECT ...) without RECURSIVE")
+		}
 		if i+2 >= len(toks) || !toks[i+1].is("AS") || !toks[i+2].isOp("(") {
 			at := end
 			if i+1 < len(toks) {

@@ -47,8 +47,25 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	}
 	not := false
 	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
-		if _, ok := u.V.(*ast.ExistsSubqueryExpr); ok {
-			not, c = true, u.V
+		v := u.V
+		for {
+			par, ok := v.(*ast.ParenthesesExpr)
+			if !ok {
+				break
+			}
+			v = par.Expr
+		}
+		switch x := v.(type) {
+		case *ast.ExistsSubqueryExpr:
+			not, c = true, x
+		case *ast.PatternInExpr:
+			// NOT (x IN (subquery)) is x NOT IN (subquery), SQL's
+			// definition of NOT IN (its three-valued rule included)
+			if x.Sel != nil {
+				flipped := *x
+				flipped.Not = !x.Not
+				c = &flipped
+			}
 		}
 	}
 	var sub *ast.SubqueryExpr

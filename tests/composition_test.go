@@ -245,6 +245,9 @@ func TestCompositionErrors(t *testing.T) {
 		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM a WHERE k IN (SELECT k FROM v);\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
 		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM v;\nCREATE VIEW x AS SELECT k FROM w;\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
 		{"SELECT * FROM (SELECT k FROM a INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only"},
+		// a LATERAL subquery: what is supported instead (it said subqueries
+		// in FROM are not supported, which they are)
+		{"SELECT * FROM a, LATERAL (SELECT v FROM a AS b WHERE b.k = a.k) x", "a LATERAL subquery (correlated with the FROM before it) is not supported"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {
