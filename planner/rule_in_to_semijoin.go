@@ -38,24 +38,10 @@ func ruleInToSemiJoin(sp *selectPlan) error {
 // EXISTS (subquery) to a join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); it
 // returns nil for other conjuncts.
 func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.Node) int) (*Join, error) {
-	for {
-		par, ok := c.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		c = par.Expr
-	}
+	c = unparen(c)
 	not := false
 	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
-		v := u.V
-		for {
-			par, ok := v.(*ast.ParenthesesExpr)
-			if !ok {
-				break
-			}
-			v = par.Expr
-		}
-		switch x := v.(type) {
+		switch x := unparen(u.V).(type) {
 		case *ast.ExistsSubqueryExpr:
 			not, c = true, x
 		case *ast.PatternInExpr:
