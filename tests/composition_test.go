@@ -245,6 +245,11 @@ func TestCompositionErrors(t *testing.T) {
 		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM a WHERE k IN (SELECT k FROM v);\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
 		{"CREATE VIEW v AS SELECT k, ts FROM a;\nCREATE VIEW w AS SELECT k FROM v;\nCREATE VIEW x AS SELECT k FROM w;\nDROP VIEW v", "view w reads view v: DROP VIEW w first"},
 		{"SELECT * FROM (SELECT k FROM a INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only"},
+		// an unbounded relation without event time as a semi join's build
+		// side: what to select in it (it said to add a WATERMARK to "CREATE
+		// STREAM subquery")
+		{"CREATE STREAM g (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='datagen');\nCREATE STREAM h (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='datagen');\nSELECT k FROM g WHERE k IN (SELECT k FROM h GROUP BY k)", "the subquery is unbounded, so the join decides by event time and needs it on both sides, but it has none: select its stream's WATERMARK column"},
+		{"CREATE STREAM g (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='datagen');\nCREATE VIEW hv AS SELECT k FROM g;\nSELECT k FROM g WHERE EXISTS (SELECT 1 FROM hv WHERE hv.k = g.k)", "the view hv is unbounded"},
 		// a LATERAL subquery: what is supported instead (it said subqueries
 		// in FROM are not supported, which they are)
 		{"SELECT * FROM a, LATERAL (SELECT v FROM a AS b WHERE b.k = a.k) x", "a LATERAL subquery (correlated with the FROM before it) is not supported"},
