@@ -31,6 +31,9 @@ type derivedHub struct {
 	// its malformed rows (reportonce.go), shared with its derived
 	// relations' jobs (runMode.once); nil when none is
 	once *reportOnce
+	// timed: the job's operators time their calls (EXPLAIN ANALYZE), and
+	// so do its derived relations' jobs (runMode.timed)
+	timed bool
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -216,7 +219,7 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate})
+			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate})
 			if err == nil {
 				err = cs.flush()
 			}
@@ -507,12 +510,20 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 }
 
 // addStats adds a part's counts to the reading job's: its late rows (the
-// end-of-job notice) and its streams' malformed rows.
+// end-of-job notice) and its streams' malformed rows; and keeps its stats,
+// and those of the parts it read, for EXPLAIN ANALYZE (Stats.Parts).
 func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	if s == nil {
 		return
 	}
 	out := ds.hub.stats
+	if out.Parts == nil {
+		out.Parts = map[*plan.Job]*Stats{}
+	}
+	out.Parts[p.job] = s
+	for j, ps := range s.Parts {
+		out.Parts[j] = ps
+	}
 	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
 		for k, o := range p.job.Outputs {
 			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {

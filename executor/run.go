@@ -32,6 +32,12 @@ type Stats struct {
 	// timed: the operators time their calls (OpStats.Nanos, EXPLAIN
 	// ANALYZE's ms); a job that only runs skips the clock, two reads a call
 	timed bool
+	// Parts are the stats of the jobs of the derived relations the job
+	// read (SPEC 2.6: subqueries, WITH names, views, UNION ALL parts, and
+	// the relations they read in turn), by part, each taken when the part
+	// ended, for EXPLAIN ANALYZE's lines of them (plan.Line.Part); nil
+	// when the job read none
+	Parts map[*plan.Job]*Stats
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -210,7 +216,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	if !mode.inner {
 		once = newReportOnce(job, tees)
 	}
-	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees, once: once} // for the sources of derived relations (SPEC 2.6)
+	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees, once: once, timed: timed} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext(), marks: mode.marks}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {

@@ -130,6 +130,10 @@ type exporter struct {
 	// reads, is over processing time (SPEC 2.10): Flink's batch mode refuses
 	// it, so the export runs in streaming mode (windowAggDiffs sets it)
 	procWindow bool
+	// relWatermark says a relation the script reads (a subquery, WITH name
+	// or view, printed inline) calls CURRENT_WATERMARK: the export then runs
+	// in Flink's streaming mode, as for a query's own call
+	relWatermark bool
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
 	// funcs are the session's user-defined functions (SPEC 2.10), for
@@ -149,6 +153,10 @@ type exporter struct {
 	// --side-dir is read), for the side outputs' filesystem tables
 	sideDir string
 }
+
+// watermarkDiff is the difference listed where a query, or a relation it
+// reads, calls CURRENT_WATERMARK (SPEC 2.3).
+const watermarkDiff = "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink"
 
 // viewDecl is a CREATE VIEW and the script it is in.
 type viewDecl struct {

@@ -858,6 +858,16 @@ func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []
 		if err != nil {
 			return "", err
 		}
+		// what the query's own branch would list (branchDiffs), at this
+		// query's line: CURRENT_WATERMARK, which also keeps the export in
+		// Flink's streaming mode (its batch mode has no watermark), and LIMIT
+		if bq.p.usesWatermark {
+			x.relWatermark = true
+			x.diff(script, max(sel.Start, bq.p.wmPos), watermarkDiff)
+		}
+		if sel.Query.Limit != nil {
+			x.diff(script, sel.Start, "LIMIT in a subquery, a WITH definition or a view takes the first rows in input order in streamql; Flink takes any rows of its parallel instances")
+		}
 		q := "SELECT " + fields
 		if from != "" {
 			q += " FROM " + from
