@@ -227,20 +227,6 @@ func asMainQuery(into string) string {
 	return "write it without " + into + ", as a main query of its own (a job of its own, whose rows go to stdout)"
 }
 
-// refuseRankTarget refuses the targets ORDER BY (SPEC 2.9, what at pos)
-// cannot feed yet: a sink, by INSERT INTO or as the branch INTO STREAM
-// (a side branch INTO SIDE takes its rows in order; a Top-N, a
-// deduplication and an OVER aggregation feed every target).
-func refuseRankTarget(sel *parser.Select, pos int, what string) error {
-	switch {
-	case sel.Stream != "":
-		return parser.Errorf(pos, "%s is allowed in the main query and in side branches INTO SIDE only, not in the branch INTO STREAM %s: write it INTO SIDE '%s' (a side output, or --side-dir's file), or as a main query of its own", what, sel.Stream, sel.Stream)
-	case sel.Insert != "":
-		return parser.Errorf(sel.InsertPos, "INSERT INTO %s from %s is not supported yet: run the query to stdout or --side-dir", sel.Insert, what)
-	}
-	return nil
-}
-
 // inner is the query under a Rank: its plan, and the column of each hidden
 // expression.
 type inner struct {
@@ -574,8 +560,9 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	return b, nil
 }
 
-// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N or an OVER
-// aggregation, or of such a side branch INTO STREAM s (SPEC 2.5, 2.9): the operator's output columns go to s's by
+// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N, an OVER
+// aggregation or ORDER BY, or of such a side branch INTO STREAM s (SPEC
+// 2.5, 2.9): the operator's output columns go to s's by
 // position, each of the same type, and an updating Top-N needs a sink that
 // takes changes (SPEC 2.8: upsert-kafka, or a changelog format), as
 // ruleSink checks a query's. A column list after s is refused (select the
@@ -591,9 +578,12 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 		return err
 	}
 	what, op := what+st.Name, "a Top-N"
-	over := b.Rank.Kind == plan.RankOver
-	if over {
+	over, sorted := b.Rank.Kind == plan.RankOver, b.Rank.Kind == plan.RankSort || b.Rank.Kind == plan.RankTimeSort
+	switch {
+	case over:
 		op = "an OVER aggregation"
+	case sorted:
+		op = "ORDER BY"
 	}
 	if sel.InsertColumns != nil {
 		return parser.Errorf(pos, "%s (%s) over %s: name no columns; select its columns in the order of %s's", what, strings.Join(sel.InsertColumns, ", "), op, st.Name)
@@ -609,8 +599,11 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	for i, c := range st.Columns {
 		if got := b.Columns[i]; got.Type != c.Type {
 			hint := fmt.Sprintf("write CAST(%s AS %s) in the Top-N's subquery", got.Name, c.Type)
-			if over {
+			switch {
+			case over:
 				hint = fmt.Sprintf("declare %s.%s as %s", st.Name, c.Name, got.Type)
+			case sorted:
+				hint = fmt.Sprintf("write CAST(%s AS %s) in the select list", got.Name, c.Type)
 			}
 			return parser.Errorf(pos, "%s: column %d (%s) is %s but %s.%s is %s; %s", what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, hint)
 		}
@@ -1017,9 +1010,6 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	if err := branchLimit(loc); err != nil {
 		return nil, err
 	}
-	if err := refuseRankTarget(sel, obPos, "ORDER BY"); err != nil { // (INTO SIDE: the branch's rows in order, SPEC 2.1 with 2.9; its LIMIT is refused as any branch's)
-		return nil, err
-	}
 	var hide []ast.ExprNode
 	items := orderItemsByAlias(q)
 	// an item naming a select alias, or a position, reads that column
@@ -1171,7 +1161,13 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	for i := range names {
 		names[i] = in.b.Columns[i].Name
 	}
-	return in.finish(r, names, types), nil
+	b := in.finish(r, names, types)
+	if sel.Insert != "" || sel.Stream != "" { // (its rows, in order, or a Top-N's changes: rankSink)
+		if err := p.rankSink(sel, in, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // orderItemsByAlias gives the final ORDER BY's items with the null-ordering
