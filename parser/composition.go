@@ -281,7 +281,14 @@ func (ps *parseState) unionAll(all []Token, parts [][]Token, start, end int) (*R
 			return nil, err
 		}
 		if sel.Side != "" || sel.Stream != "" {
-			return nil, Errorf(sel.SidePos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a subquery, WITH definition, view or UNION ALL part")
+			into, pos := "INTO SIDE '"+sel.Side+"'", sel.SidePos
+			if sel.Stream != "" {
+				into, pos = "INTO STREAM "+sel.Stream, sel.StreamPos
+			}
+			if len(parts) > 1 { // (SPEC 2.1: a branch routes the rows of the one relation it reads)
+				return nil, Errorf(pos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a UNION ALL part: a side branch takes the rows of the one relation it reads; write the branch over the union, SELECT * %s FROM (SELECT … UNION ALL SELECT …) AS u [WHERE …], or one branch per part, each %s", into, into)
+			}
+			return nil, Errorf(pos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a subquery, WITH definition or view: write it in the query that reads them")
 		}
 		if sel.Late != "" {
 			return nil, Errorf(sel.LatePos, "LATE INTO SIDE stands in the outermost query only: a subquery's late rows go to the default late output")

@@ -57,6 +57,8 @@ func TestParseErrors(t *testing.T) {
 		{"CREATE VIEW v (a) AS SELECT 1", "a view's columns are named by its query", "(", 0},
 		{"CREATE VIEW v", "expected AS after the view's name", "$", 0},
 		{"SELECT * FROM (SELECT a FROM t INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only", "'x'", 0},
+		{"SELECT a FROM t UNION ALL SELECT b FROM u INTO SIDE 'x'", "not in a UNION ALL part: a side branch takes the rows of the one relation it reads; write the branch over the union, SELECT * INTO SIDE 'x' FROM (SELECT … UNION ALL SELECT …) AS u", "'x'", 0},
+		{"SELECT a INTO STREAM s FROM t UNION ALL SELECT b FROM u", "or one branch per part, each INTO STREAM s", "s", 0},
 		{"SELECT a FROM t EXCEPT SELECT b FROM u", "EXCEPT is not supported", "EXCEPT", 0},
 		// LATE INTO SIDE names one or two late outputs: the name too many, or
 		// an unquoted second one, is the cause, not the clause's place

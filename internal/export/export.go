@@ -149,6 +149,12 @@ type exporter struct {
 	// printed (a view's own TVF views before it)
 	tvfViews    map[*parser.Relation]string
 	tvfViewDDLs []string
+	// routing holds, for the ranking subquery of a side branch's Top-N or
+	// deduplication (rankInner), the conditions of the rows earlier
+	// branches took, each "(…) IS NOT TRUE", which its WHERE ANDs in: a
+	// branch ranks only the rows it takes by first match (SPEC 2.1 with
+	// 2.9), so they are filtered before the rank, not after it
+	routing map[*parser.Relation][]string
 	// sideDir is opt.SideDir made absolute (from the working directory, as
 	// --side-dir is read), for the side outputs' filesystem tables
 	sideDir string

@@ -64,6 +64,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 		branches := j.job.AllBranches()
 		qs := make([]*branchQuery, len(branches))
 		sels := make([]*parser.Select, len(branches))
+		takes := make([]*parser.Select, len(branches)) // (the query whose WHERE routes the branch's rows: rankInner's for a ranking branch)
+		inner := make([]*parser.Relation, len(branches))
 		for i, b := range branches {
 			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
 			if sel != nil && sel.Window != nil && sel.Window.Func == "SESSION" {
@@ -75,7 +77,12 @@ func (x *exporter) write(jobs []job) (string, error) {
 			if sel == nil {
 				return "", fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
 			}
-			sels[i] = sel
+			sels[i], takes[i] = sel, sel
+			if b != j.job.Main && b.Rank != nil {
+				if rel, isel := rankInner(sel); rel != nil {
+					inner[i], takes[i] = rel, isel
+				}
+			}
 			qs[i] = x.newBranchQuery(j.script, sel, b.Stream, "")
 			qs[i].p.outQual = qs[i].defaultQual()
 		}
@@ -89,11 +96,34 @@ func (x *exporter) write(jobs []job) (string, error) {
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
 			}
+			isMain := b == j.job.Main
+			// SPEC 2.1: a row no earlier side branch took (their predicate is false or NULL)
+			var others []string
+			for k := 0; k < len(j.job.Branches) && (isMain || k < i); k++ {
+				other := x.newBranchQuery(j.script, takes[k], branches[k].Stream, q.p.outQual)
+				t, err := other.take()
+				if err != nil {
+					return "", &ScriptError{Script: j.script, Err: err}
+				}
+				if other.p.usesWatermark {
+					usesWatermark = true // its own branch reports it
+				}
+				if t == "" {
+					others = append(others, "FALSE")
+				} else {
+					others = append(others, t+" IS NOT TRUE")
+				}
+			}
+			if inner[i] != nil { // (a ranking branch ranks the rows it takes: the conditions go into its subquery)
+				if x.routing == nil {
+					x.routing = map[*parser.Relation][]string{}
+				}
+				x.routing[inner[i]], others = others, nil
+			}
 			from, preds, err := q.from()
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
 			}
-			isMain := b == j.job.Main
 			if isMain {
 				if w := q.sel.Query.Where; w != nil {
 					s, err := q.p.expr(w)
@@ -113,22 +143,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 					preds = nil
 				}
 			}
-			// SPEC 2.1: a row no earlier side branch took (their predicate is false or NULL)
-			for k := 0; k < len(j.job.Branches) && (isMain || k < i); k++ {
-				other := x.newBranchQuery(j.script, sels[k], branches[k].Stream, q.p.outQual)
-				t, err := other.take()
-				if err != nil {
-					return "", &ScriptError{Script: j.script, Err: err}
-				}
-				if other.p.usesWatermark {
-					usesWatermark = true // its own branch reports it
-				}
-				if t == "" {
-					preds = append(preds, "FALSE")
-				} else {
-					preds = append(preds, t+" IS NOT TRUE")
-				}
-			}
+			preds = append(preds, others...)
 			tail, err := q.tail()
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
