@@ -88,6 +88,9 @@ type joinReplay struct {
 	// counted (Fired's floor)
 	came   map[int32]int
 	wfired map[int32]int64
+	// owned are the partitions assigned to the input (Assign, Revoke):
+	// the two inputs' must be the same but for moments (joinapart.go)
+	owned map[int32]bool // (every value true: maps.Equal compares the sets)
 }
 
 // stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
@@ -134,7 +137,7 @@ func newJoinReplays(js *joinSource) {
 		}
 	}
 	for s, ji := range js.in[:inputs] {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}, came: map[int32]int{}, wfired: map[int32]int64{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}, came: map[int32]int{}, wfired: map[int32]int64{}, owned: map[int32]bool{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
@@ -289,8 +292,10 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 		r.pw.seed(p, m.WM, ok && m.WMSet)
 		r.pw.touch(p)
 	}
+	r.owned[p] = true
 	r.js.rewind(r.s, p)
 	r.js.startCap(r.s, p) // (a window aggregate after the join: joinwincap.go)
+	r.js.noteApart()
 }
 
 // Revoke implements connector.Replay: p's rows of this input leave the
@@ -299,7 +304,9 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 // (joinSource.rewind).
 func (r *joinReplay) Revoke(p int32) {
 	r.drop(p)
+	delete(r.owned, p)
 	r.js.rewind(r.s, p)
+	r.js.noteApart()
 }
 
 // drop takes p's rows of this input out of the join's state, and what the

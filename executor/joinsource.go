@@ -113,6 +113,9 @@ type joinSource struct {
 	// running (noteFloor), the floor of the batches it emits (joined)
 	floor    int64
 	floorSet bool
+	// apart is since when the inputs of a join in a consumer group have
+	// held different partitions (zero: the same; joinapart.go)
+	apart time.Time
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context
@@ -382,6 +385,14 @@ func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.given = false    // (the job handled the rows given before)
 	js.givenOld = false // (the late rows an input's Next pushes are no old pairs: replay.filter)
 	js.waits = -1       // (an input that waited in the last call is read first again: accepts)
+
+	// (the inputs of a join in a group holding different partitions:
+	// joinapart.go)
+	if !js.apart.IsZero() {
+		if err := js.checkApart(); err != nil {
+			return err
+		}
+	}
 	for {
 		if len(js.queue) > 0 {
 			e := js.queue[0]

@@ -249,7 +249,12 @@
 // had); beside side branches it does not yet (EXPLAIN says to run one
 // process, and a partition coming to a process once the aggregate has a
 // watermark stops the job: the executor's errWindowMoved,
-// TestJoinWindowPartitionMoveStops). Tests: the executor's
+// TestJoinWindowPartitionMoveStops). A group with a member that does not
+// announce the co-partitioning protocol (another version, another client)
+// falls back to cooperative-sticky, which gives each topic's partitions
+// out independently: the join's two inputs then hold different partitions,
+// and once they have for longer than a bound the job stops, naming the
+// group (the executor's joinapart.go). Tests: the executor's
 // TestJoinReplayPartitionMoves and TestJoinWindowPartitionMoves (against
 // windows computed from the whole input), the crash harness's scale-out join tests
 // (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
