@@ -17,13 +17,14 @@ import (
 // whole input (each row late by its partition's watermark, SPEC 2.5; the
 // join's pairs by a nested loop), and so must one uninterrupted run's
 // (RIGHT interval, SESSION and temporal queries: that run's alone).
-// Before, a partition coming to a process whose window aggregate had a
-// watermark stopped the job (errWindowMoved); without the cap its pairs
-// are late for windows that fired without them, and they are lost.
+// 300 seeds per query (75 with -short). Before, a partition coming to a
+// process whose window aggregate had a watermark stopped the job
+// (errWindowMoved); without the cap its pairs are late for windows that
+// fired without them, and they are lost.
 func TestJoinWindowPartitionMoves(t *testing.T) {
 	for _, c := range jwQueries {
 		moves, rows := 0, 0
-		seeds := int64(150)
+		seeds := int64(300)
 		if testing.Short() {
 			seeds /= 4
 		}
