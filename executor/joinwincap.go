@@ -19,9 +19,11 @@ package executor
 //     handles rows in time order above J; op.Join.release);
 //   - capped (watermarker.capped, from the first partition that comes
 //     once W is set: startCap), W goes down to the floor of each batch
-//     before its rows are stamped, and rises by their times no higher
-//     than the next batch's floor (or, none queued, the join's J now),
-//     less the delay, with one mark after the batch: no row is late, and
+//     before its rows are stamped (a batch emitted while the join had no
+//     watermark: to its own lowest row, the first of a release in time
+//     order), and rises by their times no higher than the next batch's
+//     floor (or, none queued, the join's J now), less the delay, with one
+//     mark after the batch: no row is late, and
 //     a window fires once its end is at or below that bound, by when
 //     every row of it came. Windows that fired before hold no group any
 //     more, and the rows of the process's other partitions still come
@@ -50,8 +52,8 @@ func (js *joinSource) noteFloor() {
 // startCap caps the window aggregate's watermark (win) when partition p
 // came to input s (joinReplay.Assign) once that watermark is set; before it
 // (the process's first assignment) nothing fired and there is nothing to
-// cap. It reports whether p's f is its mark's until the join emits after
-// it (joinReplay.came).
+// cap. p's f is then its mark's until a batch the join emitted after it
+// is stamped (joinReplay.came, pending).
 func (js *joinSource) startCap(s int, p int32) {
 	w := js.win
 	if w == nil || !w.set {
