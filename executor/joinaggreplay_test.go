@@ -71,7 +71,13 @@ type jaProc struct {
 // process's Next call number at (jaProc.moves); the source it concerns
 // hands it to the Replay at its own next Next, a revoke after a checkpoint
 // (kafkaSource: the commit before a rebalance goes on, the callbacks'
-// changes before Next returns).
+// changes before Next returns). An assignment waits while the other
+// input's source has a revoke of the partition not handed over yet
+// (peerRevokes): the balancer gives a partition back to a process only
+// after both its members gave it up; handed in the other order, one
+// input's rows were read again while the other's stayed in the join's
+// state, and pairs were made twice (seed 348 of a FULL join, 261 of a
+// window after an INNER one, among 800).
 type jaMove struct {
 	at, s  int
 	p      int32
@@ -135,8 +141,16 @@ func (x *jaSource) applyMoves() {
 			pr.src[m.s].moves = append(pr.src[m.s].moves, m)
 		}
 	}
+	kept := x.moves[:0]
 	for _, m := range x.moves {
 		if x.owned[m.p] == m.assign {
+			continue
+		}
+		if m.assign && x.peerRevokes(m.p) {
+			// (kafka's CoPartitionBalancer gives a partition back to a
+			// process only in a generation after both of its members gave
+			// it up: the other input's revoke comes first)
+			kept = append(kept, m)
 			continue
 		}
 		pr.g.moved++
@@ -149,7 +163,22 @@ func (x *jaSource) applyMoves() {
 		x.rep.Revoke(m.p)
 		pr.g.log = append(pr.g.log, fmt.Sprintf("%d: revoke %d", x.s, m.p))
 	}
-	x.moves = x.moves[:0]
+	x.moves = kept
+}
+
+// peerRevokes reports whether the other input's source holds partition p
+// and has a revoke of it not handed to its Replay yet.
+func (x *jaSource) peerRevokes(p int32) bool {
+	o := x.proc.src[1-x.s]
+	if o == nil || !o.holds(p) {
+		return false
+	}
+	for _, m := range o.moves {
+		if !m.assign && m.p == p {
+			return true
+		}
+	}
+	return false
 }
 func (x *jaSource) IdleTimeout() time.Duration     { return 0 }
 func (x *jaSource) TopicPartitions() (string, int) { return fmt.Sprint("t", x.s), 2 }
@@ -574,6 +603,13 @@ func TestJoinReplayPartitionMoves(t *testing.T) {
 // uninterrupted run wrote.
 func joinMovesOnce(t *testing.T, q string, seed int64) (moves, rows int) {
 	t.Helper()
+	moves, rows, _ = joinMoves(t, q, seed)
+	return moves, rows
+}
+
+// joinMoves is joinMovesOnce, returning the group too.
+func joinMoves(t *testing.T, q string, seed int64) (moves, rows int, g *jaGroup) {
+	t.Helper()
 	one, g, rng := jaSeed(t, q, seed)
 	owns, have := []int32{0}, rng.Intn(2) == 0
 	if have {
@@ -596,21 +632,21 @@ func joinMovesOnce(t *testing.T, q string, seed int64) (moves, rows int) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%s, seed %d: partition 1 moved (%v, the process holding %v first), the committed outputs are\n%s\nwant one uninterrupted run's\n%s\nlog:\n%s", q, seed, plan, owns, strings.Join(got, "\n"), strings.Join(want, "\n"), strings.Join(g.log, "\n"))
 	}
-	return moves, len(one.kept)
+	return moves, len(one.kept), g
 }
 
 // TestJoinWindowPartitionMoveStops (issue 23 item 6; errWindowMoved): a
 // window aggregate after a join of two Kafka streams in a consumer group
-// does not scale out yet, so a partition coming to a process once the
-// aggregate has a watermark stops the job with an error that says to run
-// one process per group, instead of losing the windows the partition's
-// late joined rows belonged to; a process given every partition at its
-// start runs to the end (the uninterrupted run of jaSeed), and so does the
-// same move over the join alone (TestJoinReplayPartitionMoves).
+// beside side branches does not scale out yet (the windows that fire while
+// a moved partition's old pairs go through would be dropped at the sink
+// with the others' windows among them), so a partition coming to a process
+// once the aggregate has a watermark stops the job with an error that says
+// to run one process per group, instead of losing windows; a process given
+// every partition at its start runs to the end (the uninterrupted run of
+// jaSeed). Without side branches the same move scales out
+// (TestJoinWindowPartitionMoves).
 func TestJoinWindowPartitionMoveStops(t *testing.T) {
-	const interval = "FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND"
-	q := "WITH j AS (SELECT l.k, l.ts, r.ts AS rts " + interval + ") " +
-		"SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k"
+	q := sideJoinWindowQueries[0]
 	stopped := 0
 	for seed := int64(1); seed <= 20; seed++ {
 		_, g, rng := jaSeed(t, q, seed)
@@ -623,7 +659,7 @@ func TestJoinWindowPartitionMoveStops(t *testing.T) {
 		if g.err == nil {
 			t.Fatalf("seed %d: partition 1 came to the process after %d Next calls: no error, want the job stopped\nlog:\n%s", seed, at, strings.Join(g.log, "\n"))
 		}
-		for _, want := range []string{"partition 1 of l", "does not scale out", "run one process per group"} {
+		for _, want := range []string{"partition 1 of l", "beside side branches", "does not scale out", "run one process per group"} {
 			if !strings.Contains(g.err.Error(), want) {
 				t.Fatalf("seed %d: error %q lacks %q", seed, g.err, want)
 			}

@@ -81,6 +81,16 @@ type joinReplay struct {
 	// other's rows it dropped (an outer row's first partner), which p's
 	// next owner must read again
 	held map[int32]stampAt
+	// came and wfired, with a window aggregate after the join whose
+	// watermark is capped (joinwincap.go): per partition, the epoch at
+	// which it came (pending: its f is its mark's), and the largest
+	// watermark of the window before it went down while the partition
+	// counted (Fired's floor)
+	came   map[int32]int
+	wfired map[int32]int64
+	// owned are the partitions assigned to the input (Assign, Revoke):
+	// the two inputs' must be the same but for moments (joinapart.go)
+	owned map[int32]bool // (every value true: maps.Equal compares the sets)
 }
 
 // stampAt is a row's offset and its CURRENT_WATERMARK stamp (set false:
@@ -127,7 +137,7 @@ func newJoinReplays(js *joinSource) {
 		}
 	}
 	for s, ji := range js.in[:inputs] {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}, came: map[int32]int{}, wfired: map[int32]int64{}, owned: map[int32]bool{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
@@ -233,16 +243,24 @@ func (r *joinReplay) Emitted(p int32, used int64) int64 { return max(used, r.rea
 // largest it had while p counted in it (fired: it goes down when a
 // partition comes, joinSource.rewind), or, with a
 // window aggregate after the join (joinSource.aggFired), the watermark
-// over the joined rows its windows fired by. The join then emits again
+// over the joined rows its windows fired by, at least the largest it had
+// before it went down while p counted (wfired), and the mark's f while p
+// is pending (joinwincap.go). The join then emits again
 // every output of a replayed row (rewrite), below f in batches of their
 // own, which the window aggregate takes as it takes the others (they have
 // no output of their own), so f only says which windows fired.
 func (r *joinReplay) Fired(p int32) (int64, bool) {
-	if r.js.aggFired != nil {
-		return r.js.aggFired()
-	}
 	wm, ok := r.js.j.(replayedJoin).Watermarked()
-	if f, had := r.fired[p]; had && (!ok || f > wm) {
+	fired := r.fired
+	if r.js.aggFired != nil {
+		if r.pending(p) { // (joinwincap.go: none of p's windows fired here yet)
+			f, set := r.f[p]
+			return f, set
+		}
+		wm, ok = r.js.aggFired()
+		fired = r.wfired
+	}
+	if f, had := fired[p]; had && (!ok || f > wm) {
 		return f, true
 	}
 	return wm, ok
@@ -259,7 +277,8 @@ func (r *joinReplay) Fired(p int32) (int64, bool) {
 func (r *joinReplay) Torn() bool { return r.js.given }
 
 // Assign implements connector.Replay; the join's watermarks go down to
-// the inputs' minimum with p (joinSource.rewind).
+// the inputs' minimum with p (joinSource.rewind), and a window aggregate's
+// after the join follows them (joinSource.startCap, joinwincap.go).
 func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 	if r.js.fail == nil {
 		r.js.fail = r.js.errWindowMoved(r.s, p)
@@ -275,7 +294,10 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 		r.pw.seed(p, m.WM, ok && m.WMSet)
 		r.pw.touch(p)
 	}
+	r.owned[p] = true
 	r.js.rewind(r.s, p)
+	r.js.startCap(r.s, p) // (a window aggregate after the join: joinwincap.go)
+	r.js.noteApart()
 }
 
 // Revoke implements connector.Replay: p's rows of this input leave the
@@ -284,7 +306,9 @@ func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
 // (joinSource.rewind).
 func (r *joinReplay) Revoke(p int32) {
 	r.drop(p)
+	delete(r.owned, p)
 	r.js.rewind(r.s, p)
+	r.js.noteApart()
 }
 
 // drop takes p's rows of this input out of the join's state, and what the
@@ -301,6 +325,8 @@ func (r *joinReplay) drop(p int32) {
 	delete(r.read, p)
 	delete(r.fired, p)
 	delete(r.held, p)
+	delete(r.came, p)
+	delete(r.wfired, p)
 	if r.s == 0 && r.js.dropAgg != nil {
 		r.js.dropAgg(p) // (a joined row's position is its left row's: aggregate.Operator.Drop)
 	}
@@ -398,20 +424,22 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 // window of a replayed left partition ending at or below its mark's f gets
 // no row (joinOldReplay.FiredBy, I4). Every window fired is written by the
 // time the checkpoint runs (in an input's Next, once the job came back
-// for more rows: joinReplay.Torn), so f describes the outputs.
+// for more rows: joinReplay.Torn), so f describes the outputs. A partition
+// coming to the process once that watermark is set makes it follow the
+// join's down and up (joinSource.win, joinwincap.go): the window scales
+// out; beside side branches it does not yet (joinSource.windowAt,
+// errWindowMoved).
 func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay {
 	r := newReplayOf(c)
 	r.old = func() bool { return js.givenOld }
-	switch job := c.assign.job; {
+	a := c.assign
+	switch job := a.job; {
 	case job.Watermark != nil && len(job.Branches) > 0: // (a window beside side branches: the join's watermark is f)
 		r.oldFired = true
-	case job.Watermark != nil: // (a window over the joined rows)
-		a := c.assign
-		js.aggFired = func() (int64, bool) { return a.wm, a.set }
-	}
-	if c.assign.job.Watermark != nil {
-		a := c.assign
 		js.windowAt = func() (int64, bool) { return a.wm, a.set }
+	case job.Watermark != nil: // (a window over the joined rows)
+		js.aggFired = func() (int64, bool) { return a.wm, a.set }
+		js.win, a.cap = a, js // (it scales out: joinwincap.go)
 	}
 	agg.StartReplay(joinOldReplay{js})
 	js.dropAgg = agg.Drop
@@ -473,17 +501,19 @@ func (joinOldReplay) Firing(int64) {}
 func (joinOldReplay) Written(int32, int64) bool { return false }
 
 // errWindowMoved returns the error that stops a job whose window aggregate
-// after a join of two Kafka streams in a consumer group has a watermark
-// when partition p comes to input s (joinSource.windowAt), nil otherwise
-// (no such aggregate, or the process's first assignment, before any
-// joined row reached it). The aggregate's watermark over the joined rows
-// does not go down to the partition's rows as the join's does
-// (joinSource.rewind), so the windows those rows belong to would have
-// fired without them and the rows would be late: a partition moving
-// between processes (a second process of the group, or one leaving)
+// after a join of two Kafka streams in a consumer group, beside side
+// branches, has a watermark when partition p comes to input s
+// (joinSource.windowAt), nil otherwise (no such aggregate, or the process's
+// first assignment, before any joined row reached it). Beside side branches
+// the commits' f is the join's watermark and the windows that fire while
+// the old pairs of a replayed partition go through are dropped at the sink
+// (replay.filter, oldFired): with the process's other partitions going on,
+// their windows firing meanwhile would be dropped too, so a partition
+// moving between processes (a second process of the group, or one leaving)
 // would lose windows. The job stops instead (exit 1, its open transaction
 // aborted, nothing committed past what was written), and EXPLAIN's
-// scale-out line says to run one process per group (issue 23 item 6).
+// scale-out line says to run one process per group (issue 23 item 6). A
+// window aggregate without side branches scales out (joinwincap.go).
 func (js *joinSource) errWindowMoved(s int, p int32) error {
 	if js.windowAt == nil {
 		return nil
@@ -491,5 +521,5 @@ func (js *joinSource) errWindowMoved(s int, p int32) error {
 	if _, set := js.windowAt(); !set {
 		return nil
 	}
-	return fmt.Errorf("partition %d of %s came to this process while the window aggregate after the %s of %s and %s holds windows: a window aggregate after a join does not scale out over several processes of a consumer group yet (the partition's joined rows would be late for windows that fired without them); run one process per group: stop the others and restart this one, which reads on from the group's committed offsets", p, js.both.Inputs[s].Name, js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+	return fmt.Errorf("partition %d of %s came to this process while the window aggregate after the %s of %s and %s, beside side branches, holds windows: such a window aggregate does not scale out over several processes of a consumer group yet (the windows that fire while the partition's rows are read again would be dropped); run one process per group: stop the others and restart this one, which reads on from the group's committed offsets, or write the side branches in a job of their own", p, js.both.Inputs[s].Name, js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
 }

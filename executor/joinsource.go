@@ -95,12 +95,30 @@ type joinSource struct {
 	// replayed partition ending at or below the mark's f fired (I4); nil
 	// otherwise (f is then the join's watermark)
 	aggFired func() (int64, bool)
-	// windowAt, for a window aggregate after the join in its job (with or
-	// without side branches; newJoinAggReplay), is that aggregate's
-	// watermark over the joined rows; nil otherwise. Once it is set, a
-	// partition coming to the process stops the job (joinReplay.Assign,
-	// errWindowMoved)
+	// windowAt, for a window aggregate after the join beside side
+	// branches (newJoinAggReplay), is that aggregate's watermark over the
+	// joined rows; nil otherwise. Once it is set, a partition coming to
+	// the process stops the job (joinReplay.Assign, errWindowMoved)
 	windowAt func() (int64, bool)
+	// win, for a window aggregate after the join without side branches
+	// (newJoinAggReplay), is the aggregate's watermark assigner, which a
+	// partition coming once it has a watermark makes follow the join's
+	// watermark down and up (joinwincap.go); nil otherwise
+	win *watermarker
+	// epoch counts the partitions that came while win was capped
+	// (joinReplay.came); givenEpoch and givenFloor are the epoch and floor
+	// of the joined rows Next gave last (joined), stampedEpoch the epoch
+	// of the last such rows win stamped
+	epoch, givenEpoch, stampedEpoch int
+	givenFloor                      int64
+	givenFloorSet                   bool
+	// floor is the join's watermark before the call into it that is
+	// running (noteFloor), the floor of the batches it emits (joined)
+	floor    int64
+	floorSet bool
+	// apart is since when the inputs of a join in a consumer group have
+	// held different partitions (zero: the same; joinapart.go)
+	apart time.Time
 	// exprs is the job's expression context, whose failed calls of the
 	// join's own expressions ownFailures takes
 	exprs *expr.Context
@@ -377,6 +395,12 @@ type joined struct {
 	b    *vector.Batch
 	from [2][]int64
 	old  bool // pairs the run before wrote (op.Join.Old; joinSource.rewrite)
+	// floor is the join's watermark when the batch was emitted (op.Join.
+	// Watermarked; floorSet false: none): no output emitted from then on
+	// is earlier (joinwincap.go); epoch is joinSource.epoch then
+	floor    int64
+	floorSet bool
+	epoch    int
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
@@ -449,7 +473,13 @@ func (js *joinSource) step() error {
 	if js.fail != nil {
 		return js.fail
 	}
+	if !js.apart.IsZero() { // (the inputs of a join in a group holding different partitions: joinapart.go)
+		if err := js.checkApart(); err != nil {
+			return err
+		}
+	}
 	if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
+		js.noteFloor()
 		err := jo.Drain(js.ctx)
 		js.noteLive()
 		if err != nil {
@@ -505,6 +535,7 @@ func (js *joinSource) give(b *vector.Batch) {
 	js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
 	js.at += n
 	js.givenOld = e.old
+	js.givenFloor, js.givenFloorSet, js.givenEpoch = e.floor, e.floorSet, e.epoch
 	if js.at == qn {
 		// (moved down, not resliced from the front: a queue of a
 		// few batches whose array a later append would outgrow,
@@ -713,6 +744,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 	switch {
 	case err == io.EOF:
 		ji.done = true
+		js.noteFloor()
 		if err := js.j.Finish(js.ctx, s); err != nil {
 			return err
 		}
@@ -771,6 +803,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 	if err := js.ownFailures(s, ji.b); err != nil {
 		return err
 	}
+	js.noteFloor()
 	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
 		return err
 	}
@@ -778,6 +811,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		return err
 	}
 	if ji.wmk != nil && ji.wmk.set && js.takesWatermark(ji) {
+		js.noteFloor()
 		if err := js.j.Watermark(js.ctx, s, ji.wmk.wm); err != nil {
 			return err
 		}
@@ -1041,6 +1075,8 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 		if r, ok := js.j.(replayedJoin); ok {
 			e.old = r.Old()
 		}
+		e.floor, e.floorSet = js.floor, js.floorSet
+		e.epoch = js.epoch
 		// the rows change hands, not a value copied (vector.Batch.SwapRows:
 		// the join goes on in q's old vectors, which its flush resets);
 		// the kinds travel with them, so q gets a slice when b has one

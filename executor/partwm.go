@@ -25,6 +25,13 @@ type partWatermarks struct {
 	set   []bool
 	last  []time.Time
 	count []bool
+	// had: the partition was one the source read at the last countLive;
+	// one that is not and comes (assigned, or assigned again) starts its
+	// idle clock then (countLive)
+	had []bool
+	// clock is the processing time the idle timeouts are measured by
+	// (nil: time.Now; a test's own otherwise)
+	clock func() time.Time
 	live  []int32 // scratch: PartitionedSource.Partitions
 	start time.Time
 	// per partition: the largest watermark the stream had at a firing while
@@ -71,6 +78,7 @@ func (pw *partWatermarks) grow(p int) {
 		pw.set = append(pw.set, false)
 		pw.last = append(pw.last, pw.start)
 		pw.count = append(pw.count, false)
+		pw.had = append(pw.had, false)
 		pw.fw = append(pw.fw, 0)
 		pw.fwSet = append(pw.fwSet, false)
 	}
@@ -185,7 +193,7 @@ func (w *watermarker) stampPartsSel(b *vector.Batch, sel []int32) bool {
 	pw.rep.changed() // (the watermarks move ahead of the sinks until the batch reaches them)
 	col := b.Cols[w.job.WatermarkCol]
 	vals := w.expr.Eval(b, sel)
-	now := time.Now()
+	now := pw.now()
 	pw.countLive()
 	for _, i := range sel { // a partition ended by this batch counts until its rows are stamped
 		p := int(pw.src.Partition(b.Pos[i]))
@@ -276,13 +284,31 @@ func (pw *partWatermarks) ready(w *watermarker, now time.Time) bool {
 }
 
 // countLive counts in the minimum the partitions the source reads now
-// (live) and those its peer reads, and no other.
+// (live) and those its peer reads, and no other. A partition the source
+// did not read at the last call (just assigned in its consumer group, or
+// assigned again after a revoke) starts its 'scan.watermark.idle-timeout'
+// clock now: it is idle once the timeout passes without a row of it from
+// its assignment, not from its last row before it left, or from the job's
+// start (a process that gains a partition mid-run would otherwise leave
+// it out of the minimum at once, and its rows, read from the committed
+// offset, would be late).
 func (pw *partWatermarks) countLive() {
 	clear(pw.count)
 	pw.live = pw.src.Partitions(pw.live[:0])
+	var now time.Time
 	for _, p := range pw.live {
 		pw.grow(int(p))
 		pw.count[p] = true
+		if !pw.had[p] && pw.idle > 0 {
+			if now.IsZero() {
+				now = pw.now()
+			}
+			pw.last[p] = now
+		}
+	}
+	clear(pw.had)
+	for _, p := range pw.live {
+		pw.had[p] = true
 	}
 	pw.countPeer()
 }
@@ -304,7 +330,7 @@ func (pw *partWatermarks) countPeer() {
 	for _, p := range pw.plive {
 		pw.grow(int(p))
 		if !pw.count[p] && pw.idle > 0 {
-			pw.last[p] = time.Now() // (only while the inputs read different partitions)
+			pw.last[p] = pw.now() // (only while the inputs read different partitions)
 		}
 		pw.count[p] = true
 	}
@@ -317,7 +343,15 @@ func (pw *partWatermarks) countPeer() {
 // not pass before they come.
 func (pw *partWatermarks) touch(p int32) {
 	pw.grow(int(p))
-	pw.last[p] = time.Now()
+	pw.last[p] = pw.now()
+}
+
+// now returns the processing time now (clock).
+func (pw *partWatermarks) now() time.Time {
+	if pw.clock != nil {
+		return pw.clock()
+	}
+	return time.Now()
 }
 
 // fired raises to m the fire frontier f_p (fw, replay.go) of each partition

@@ -176,3 +176,58 @@ func TestJoinPeerPartitionsAreNotIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignedPartitionGetsItsIdleTimeout (SPEC 2.5,
+// 'scan.watermark.idle-timeout'; partWatermarks.countLive): a partition
+// that comes to a job's source once the timeout has passed since the job
+// started, or since the partition's last row before a revoke, is not idle
+// at once: it holds the stream's watermark back (without a watermark of
+// its own, or at its last one) for the whole timeout from its assignment,
+// and only then, without a row, does the watermark go on without it.
+// Before, its idle clock started at its last row (or at the job's start),
+// so the other partitions' rows fired the windows its rows, read from the
+// committed offset, belonged to.
+func TestAssignedPartitionGetsItsIdleTimeout(t *testing.T) {
+	const idle = time.Minute
+	for _, again := range []bool{false, true} {
+		job := planSides(t, nil, "SELECT k, ts FROM s")
+		sink, _, c := toyChain(job)
+		src := &fakeParts{live: []int32{0}, idle: idle}
+		if again {
+			src.live = []int32{0, 1}
+		}
+		c.assign.partitionBy(src)
+		at := time.Now() // (the processing time the timeouts are measured by: partWatermarks.clock)
+		c.assign.parts.clock = func() time.Time { return at }
+		ctx := context.Background()
+		step := newStep("errors")
+		off := int64(0)
+		push := func(p int32, k string, ts int64) {
+			t.Helper()
+			b := rowBatch(job, row{k, ts})
+			b.Pos[0] = connector.KafkaPosition(p, off)
+			off++
+			step.SelectRows(b, 0, b.N)
+			if err := c.head.Push(ctx, Port{}, step); err != nil {
+				t.Fatal(err)
+			}
+		}
+		push(0, "a", 1000)
+		if again {
+			push(1, "b", 1500) // (partition 1's last row before it leaves: its watermark 1500)
+			src.live = []int32{0}
+			push(0, "c", 1700)
+		}
+		at = at.Add(2 * idle)    // (longer than the timeout since the start, and since partition 1's last row)
+		src.live = []int32{0, 1} // partition 1 comes (again)
+		push(0, "d", 9000)
+		if got := strings.Join(sink.out, "\n"); strings.Contains(got, "fire") {
+			t.Fatalf("again %v: partition 1, assigned just now, was idle at once: the stream's watermark passed it\n%s", again, got)
+		}
+		at = at.Add(2 * idle) // (the timeout passed since the assignment, without a row of partition 1)
+		push(0, "e", 9100)
+		if got := strings.Join(sink.out, "\n"); !strings.Contains(got, "fire,8000") {
+			t.Errorf("again %v: partition 1 is not idle after the timeout from its assignment: the stream's watermark did not go on\n%s", again, got)
+		}
+	}
+}

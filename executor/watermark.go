@@ -65,6 +65,11 @@ type watermarker struct {
 	// leaves out), which a second partition would make wrong
 	// (ErrJoinAggregateParts)
 	refuseParts bool
+	// capped: the assigner of a window aggregate after a join in a
+	// consumer group follows the join's watermark down and up, asking cap
+	// (joinwincap.go: stampCapped), after a partition came to the process
+	capped bool
+	cap    windowCapper
 }
 
 // newWatermarker returns the watermark assigner of job, its WATERMARK
@@ -132,6 +137,9 @@ func (w *watermarker) Finish(ctx context.Context) error {
 func (w *watermarker) stampMarks(r *Step) bool {
 	if w.job.Watermark == nil {
 		return false
+	}
+	if w.capped {
+		return w.stampCapped(r)
 	}
 	if w.parts != nil {
 		return w.stampParts(r)

@@ -240,12 +240,23 @@
 // join's largest watermark while p counted in it, and an input whose peer
 // no longer reads p commits p's last H_p from when it did (its rows there
 // may be the partners of the other's dropped rows). A window aggregate
-// after the join does not scale out so yet (its watermark over the joined
-// rows does not go down with the join's: a moved partition's windows
-// would be lost; EXPLAIN says to run one process, and a partition coming
-// to a process once the aggregate has a watermark stops the job: the
-// executor's errWindowMoved, TestJoinWindowPartitionMoveStops). Tests: the executor's
-// TestJoinReplayPartitionMoves, the crash harness's scale-out join tests
+// after the join scales out too: its watermark over the joined rows
+// follows the join's down when a partition comes and up again (the
+// executor's joinwincap.go), so the partition's pairs, read again, are
+// late for no window, and each window is written once across the
+// processes (I4 as below: a window of the partition at or below its
+// mark's f gets no row; the process's other partitions keep the f they
+// had); beside side branches it does not yet (EXPLAIN says to run one
+// process, and a partition coming to a process once the aggregate has a
+// watermark stops the job: the executor's errWindowMoved,
+// TestJoinWindowPartitionMoveStops). A group with a member that does not
+// announce the co-partitioning protocol (another version, another client)
+// falls back to cooperative-sticky, which gives each topic's partitions
+// out independently: the join's two inputs then hold different partitions,
+// and once they have for longer than a bound the job stops, naming the
+// group (the executor's joinapart.go). Tests: the executor's
+// TestJoinReplayPartitionMoves and TestJoinWindowPartitionMoves (against
+// windows computed from the whole input), the crash harness's scale-out join tests
 // (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
 // TestJoinReplayAfterACrash
 // (a crash anywhere, every kind, regular with and without a TTL, interval)

@@ -289,7 +289,7 @@ func (t *Tree) bothJoin(j *Job) *Node {
 	}
 	text, details := b.describe()
 	var sb strings.Builder
-	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed(), j.JoinWindowReplayed(), j.JoinRankReplayed(), j.sideAggs()) // (SPEC 2.5: co-partitioned Kafka inputs)
+	b.describeScaleOut(&sb, j.stateAfterJoin(), j.JoinAggReplayed(), j.JoinWindowReplayed(), j.JoinRankReplayed(), j.sideAggs(), len(j.Branches) > 0) // (SPEC 2.5: co-partitioned Kafka inputs)
 	for _, l := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
 		if l != "" {
 			details = append(details, strings.TrimPrefix(l, "  "))
