@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -258,6 +259,14 @@ func buildStreamql(t *testing.T, dir string) string {
 // and returns its standard output; an exit status other than 0 fails t.
 func runStdinScript(t *testing.T, bin, script, in string) string {
 	t.Helper()
+	out, _ := runStdinScriptErr(t, bin, script, in)
+	return out
+}
+
+// runStdinScriptErr is runStdinScript that returns the standard error too
+// (the errors output's rows and the end-of-job notices, in csv).
+func runStdinScriptErr(t *testing.T, bin, script, in string) (string, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-e", script, "--format", "csv")
@@ -268,7 +277,42 @@ func runStdinScript(t *testing.T, bin, script, in string) string {
 	if err != nil {
 		t.Fatalf("exit %v: %s%s", err, out, stderr.String())
 	}
-	return string(out)
+	return string(out), stderr.String()
+}
+
+// malformedByStatement splits stderr, a two-statement script's over one
+// stream s, at its end-of-job notices, into the rows v of the malformed
+// lines "bad<v>,..." each statement's errors output gave (csv: "errors> "
+// lines on stderr) and the count each notice says; a notice's text other
+// than policy's ("sent to side output 'errors'" or "skipped") fails t.
+func malformedByStatement(t *testing.T, stderr, policy string) (rows [][]int, counts []int) {
+	t.Helper()
+	var cur []int
+	for _, line := range strings.Split(stderr, "\n") {
+		switch {
+		case strings.HasPrefix(line, "errors> "):
+			f := strings.Split(line, ",")
+			v, err := strconv.Atoi(strings.TrimPrefix(strings.Trim(f[2], `"`), "bad"))
+			if err != nil {
+				t.Fatalf("errors row %q", line)
+			}
+			cur = append(cur, v)
+		case strings.HasPrefix(line, "stream s: "):
+			var n int
+			want := "stream s: %d malformed row(s) sent to side output 'errors'"
+			if policy == "skip" {
+				want = "stream s: %d malformed row(s) skipped"
+			}
+			if _, err := fmt.Sscanf(line, want, &n); err != nil || fmt.Sprintf(want, n) != line {
+				t.Fatalf("notice %q, want %q", line, want)
+			}
+			rows, counts, cur = append(rows, cur), append(counts, n), nil
+		}
+	}
+	if cur != nil {
+		t.Fatalf("errors rows after the last notice: %v", cur)
+	}
+	return rows, counts
 }
 
 // TestTeeHandsBackStdin: a script's statement whose job reads stdin once
@@ -353,7 +397,12 @@ func TestTeeHandsBackStdin(t *testing.T) {
 // counted here from the input, through the binary and the library. A join
 // holds the row whose watermark fired a window (the row after the joined
 // rows the window took), which goes back; a window over stdin itself uses
-// it.
+// it. Malformed lines sit after the first row, after the last row used and
+// the one before it, the one after it, the middle row and the one before
+// the last: each is reported once (SPEC 1), by the statement whose cut it
+// precedes (those after a row before the last used row by the first, the
+// others, handed back, by the second), in the errors output ('errors'
+// 'side') and in each statement's count (and so under 'skip').
 func TestWrappersHandBackStdin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -361,9 +410,17 @@ func TestWrappersHandBackStdin(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildStreamql(t, dir)
 	const n = 5000
-	var in strings.Builder
-	for v := 1; v <= n; v++ { // (row v at v seconds)
-		fmt.Fprintf(&in, "k%d,%d,1970-01-01 %02d:%02d:%02d\n", v%7, v, v/3600, v/60%60, v%60)
+	// input is stdin's text: row v at v seconds, with a malformed line
+	// "bad<v>" after each row v of bad
+	input := func(bad map[int]bool) string {
+		var in strings.Builder
+		for v := 1; v <= n; v++ {
+			fmt.Fprintf(&in, "k%d,%d,1970-01-01 %02d:%02d:%02d\n", v%7, v, v/3600, v/60%60, v%60)
+			if bad[v] {
+				fmt.Fprintf(&in, "bad%d,x,zz\n", v)
+			}
+		}
+		return in.String()
 	}
 	var dim strings.Builder // (every key once, at time 0)
 	for k := range 7 {
@@ -399,6 +456,8 @@ func TestWrappersHandBackStdin(t *testing.T) {
 		{"view", "CREATE VIEW sv AS SELECT k, v FROM s WHERE v > 0;\nSELECT k, v FROM sv LIMIT %d", rowLimits, rows},
 		{"view in subquery", "CREATE VIEW sv AS SELECT k, v FROM s WHERE v > 0;\nSELECT * FROM (SELECT k, v FROM sv) LIMIT %d", rowLimits, rows},
 		{"WITH", "WITH w AS (SELECT k, v FROM s) SELECT k, v FROM w LIMIT %d", rowLimits, rows},
+		{"UNION ALL", "SELECT k, v FROM s UNION ALL SELECT k, x FROM d WHERE x < 0 LIMIT %d", rowLimits, rows},
+		{"UNION ALL in time order", "SELECT k, ts FROM (SELECT k, ts FROM s UNION ALL SELECT k, ts FROM d WHERE x < 0) LIMIT %d", rowLimits, rows},
 		{"UNNEST", "SELECT k, e FROM s CROSS JOIN UNNEST(ARRAY[v, v]) AS t(e) LIMIT %d", rowLimits, func(l int) int { return (l + 1) / 2 }},
 		{"UNNEST in subquery", "SELECT * FROM (SELECT k, e FROM s CROSS JOIN UNNEST(ARRAY[v, v]) AS t(e)) LIMIT %d", rowLimits, func(l int) int { return (l + 1) / 2 }},
 		{"lookup join", "SELECT s.k, s.v, d.x FROM s JOIN d ON s.k = d.k LIMIT %d", rowLimits, rows},
@@ -416,22 +475,62 @@ func TestWrappersHandBackStdin(t *testing.T) {
 		for _, l := range sh.limits {
 			t.Run(fmt.Sprintf("%s/%d", sh.name, l), func(t *testing.T) {
 				q := fmt.Sprintf(sh.sql, l)
-				script := decl + q + ";\nSELECT COUNT(*) AS n, MIN(v) AS lo FROM s;\n"
-				out := runStdinScript(t, bin, script, in.String())
 				used := sh.used(l)
-				want := fmt.Sprintf("n,lo\n%d,%d\n", n-used, used+1)
-				if got := out; !strings.HasSuffix(got, want) {
-					t.Errorf("%s\nthe rest of stdin: got (the end of):\n%swant:\n%s", q, got[max(0, len(got)-40):], want)
+				bad := map[int]bool{}
+				var first, second []int // the malformed rows each statement reports
+				for _, v := range []int{1, used - 1, used, used + 1, n / 2, n - 1} {
+					if v >= 1 && v < n && !bad[v] {
+						bad[v] = true
+					}
+				}
+				for v := 1; v < n; v++ {
+					switch {
+					case bad[v] && v < used:
+						first = append(first, v)
+					case bad[v]:
+						second = append(second, v)
+					}
+				}
+				in := input(bad)
+				for _, policy := range []string{"side", "skip"} {
+					script := strings.Replace(decl, "'format'='csv');", "'format'='csv','errors'='"+policy+"');", 1) + q + ";\nSELECT COUNT(*) AS n, MIN(v) AS lo FROM s;\n"
+					out, stderr := runStdinScriptErr(t, bin, script, in)
+					want := fmt.Sprintf("n,lo\n%d,%d\n", n-used, used+1)
+					if got := out; !strings.HasSuffix(got, want) {
+						t.Errorf("%s\nthe rest of stdin: got (the end of):\n%swant:\n%s", q, got[max(0, len(got)-40):], want)
+					}
+					rows, counts := malformedByStatement(t, stderr, policy)
+					wantRows := [][]int{first, second}
+					if policy == "skip" {
+						wantRows = [][]int{nil, nil}
+					}
+					if !reflect.DeepEqual(counts, []int{len(first), len(second)}) || !reflect.DeepEqual(rows, wantRows) {
+						t.Errorf("%s ('errors'='%s')\nmalformed rows reported by each statement: %v, counted %v; want %v, %d and %d", q, policy, rows, counts, wantRows, len(first), len(second))
+					}
 				}
 				// the same script in the library, whose goroutines (the gates,
 				// the parts' jobs) go test -race watches
+				script := decl + q + ";\nSELECT COUNT(*) AS n, MIN(v) AS lo FROM s;\n"
 				var lines []string
-				ss := open(t, streamql.Options{OnRows: collect(&lines), Stdin: strings.NewReader(in.String())})
+				ss := open(t, streamql.Options{OnRows: collect(&lines), Stdin: strings.NewReader(in)})
 				if err := ss.ExecScript(context.Background(), "hb.sql", script, dir); err != nil {
 					t.Fatalf("library: %v", err)
 				}
 				if want := fmt.Sprintf(": %d, %d", n-used, used+1); len(lines) == 0 || !strings.HasSuffix(lines[len(lines)-1], want) {
 					t.Errorf("%s\nlibrary, the rest of stdin: got %q, want the last line to end %q", q, lines[max(0, len(lines)-1):], want)
+				}
+				var reported []int // (each once, in stdin's order, whichever statement)
+				for _, line := range lines {
+					if strings.HasPrefix(line, "errors ") {
+						var v int
+						if _, err := fmt.Sscanf(line[strings.Index(line, "bad"):], "bad%d", &v); err != nil {
+							t.Fatalf("library errors row %q", line)
+						}
+						reported = append(reported, v)
+					}
+				}
+				if want := append(slices.Clone(first), second...); !reflect.DeepEqual(reported, want) {
+					t.Errorf("%s\nlibrary, the malformed rows reported: %v, want %v", q, reported, want)
 				}
 			})
 		}

@@ -97,23 +97,33 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 		down := flow.NewEmitter(next)
 		add(stateless.NewRankCalc(job, down, opts.exprs), "calc", down)
 	}
-	if job.Main != nil && job.Main.Rank != nil { // SPEC 2.9 (executor/rank)
-		var rk Operator = failedOp{}
+	// SPEC 2.9 (executor/rank): the main query's Rank, then (upstream) each
+	// side branch's, over the rows it took (SPEC 2.1): each takes its own
+	// part of the routed rows and passes the others' on
+	bs := job.AllBranches()
+	for k := len(bs) - 1; k >= 0; k-- {
+		if bs[k].Rank == nil {
+			continue
+		}
+		var rk Operator
 		down := flow.NewEmitter(next)
 		var late *[]*LateRows
 		if opts.stats != nil {
 			late = &opts.stats.Late
 		}
-		if r, err := rank.New(job, opts.budget, late, opts.exprs); err != nil {
-			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", job.Main.Rank.Kind.NodeKind(), err)}
+		if r, err := rank.NewFor(job, k, opts.budget, late, opts.exprs); err != nil {
+			rk = failedOp{fmt.Errorf("the plan's %s cannot run: %w", bs[k].Rank.Kind.NodeKind(), err)}
 		} else {
-			r.Wire(down, &c.sink.parts[r.Main()]) // (the rows the main query took, counted before the operator takes them)
-			if opts.left != nil {
-				r.Thin(opts.left) // (a Top-N after a swapped join: plan.Rank.Thin)
+			r.Wire(down, &c.sink.parts[k]) // (the rows the query took, counted before the operator takes them)
+			if bs[k] == job.Main {
+				if opts.left != nil {
+					r.Thin(opts.left) // (a Top-N after a swapped join: plan.Rank.Thin)
+				}
+				c.rank = r
 			}
-			rk, c.rank = r, r
+			rk = r
 		}
-		add(rk, string(job.Main.Rank.Kind.NodeKind()), down)
+		add(rk, string(bs[k].Rank.Kind.NodeKind()), down)
 	}
 	down := flow.NewEmitter(next)
 	add(stateless.NewProject(job, down, opts.exprs), "project", down)

@@ -27,6 +27,13 @@ type derivedHub struct {
 	// tees are the job's fan-outs (tee.go), which its derived relations'
 	// jobs read through too (runMode.tees); nil when none
 	tees *teeSet
+	// once says which of the job's reads of a stream read twice reports
+	// its malformed rows (reportonce.go), shared with its derived
+	// relations' jobs (runMode.once); nil when none is
+	once *reportOnce
+	// timed: the job's operators time their calls (EXPLAIN ANALYZE), and
+	// so do its derived relations' jobs (runMode.timed)
+	timed bool
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -126,6 +133,8 @@ type derivedPart struct {
 	released           [][]int32
 	lastPull, prevPull int64
 	lastRow, prevRow   int
+	// stop ends a gated part's job at the reading job's cut (drainCut)
+	stop context.CancelFunc
 }
 
 // derivedBatches is how many batches of main rows (each up to vector.Cap
@@ -155,6 +164,11 @@ type derivedMsg struct {
 	end     bool
 	stats   *Stats
 	err     error
+	// errPull is the source pull (derivedGate.pulls) of errs when they are
+	// the malformed rows of a gated part's source, errAt their places in
+	// it (ErrorRow.At: the good rows before each); 0 for others
+	errPull int64
+	errAt   []int
 	// origin and pull: each main row's row in its source's pull number
 	// pull (a gated part's, derivedhandback.go); nil when not gated
 	origin []int32
@@ -190,8 +204,13 @@ func (ds *derivedSource) start() {
 		n := max(derivedBatches, 1)
 		p := &derivedPart{job: job, outMap: ds.hub.job.DerivedOutputs[job], ch: make(chan derivedMsg, n), done: make(chan struct{}), free: make(chan *vector.Batch, n)}
 		ds.parts = append(ds.parts, p)
+		jobCtx := ds.ctx
 		if ds.handsBack && job.Main != nil {
-			p.gate = newDerivedGate(ds.ctx, n)
+			// (a gated part's job stops at the reading job's cut, before
+			// the relation closes; its sink sends on until ds.ctx ends, so
+			// that the cut drains what it reported then: drainCut)
+			jobCtx, p.stop = context.WithCancel(ds.ctx)
+			p.gate = newDerivedGate(jobCtx, n)
 		}
 		cs := &captureSink{ctx: ds.ctx, ch: p.ch, ready: ds.ready, job: job, free: p.free, limit: n, stampCol: -1, gate: p.gate}
 		if ds.d.Stamps && job.Main != nil {
@@ -200,7 +219,7 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(ds.ctx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, gate: p.gate})
+			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate})
 			if err == nil {
 				err = cs.flush()
 			}
@@ -491,12 +510,20 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 }
 
 // addStats adds a part's counts to the reading job's: its late rows (the
-// end-of-job notice) and its streams' malformed rows.
+// end-of-job notice) and its streams' malformed rows; and keeps its stats,
+// and those of the parts it read, for EXPLAIN ANALYZE (Stats.Parts).
 func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	if s == nil {
 		return
 	}
 	out := ds.hub.stats
+	if out.Parts == nil {
+		out.Parts = map[*plan.Job]*Stats{}
+	}
+	out.Parts[p.job] = s
+	for j, ps := range s.Parts {
+		out.Parts[j] = ps
+	}
 	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
 		for k, o := range p.job.Outputs {
 			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
@@ -612,7 +639,7 @@ func (c *captureSink) Rows(r *Step) error {
 		return err
 	}
 	if len(r.Errors.Rows) > 0 {
-		return c.Errors(r.Errors.Name, r.Errors.Rows)
+		return c.errors(r.Errors.Name, r.Errors.Rows, c.gate != nil)
 	}
 	return nil
 }
@@ -811,16 +838,32 @@ func (c *captureSink) send(m derivedMsg) error {
 
 // Errors implements Sink: the rows are copied and sent.
 func (c *captureSink) Errors(name string, rows []ErrorRow) error {
+	return c.errors(name, rows, false)
+}
+
+// errors copies and sends rows, bound for the errors output name; pulled:
+// they are the malformed rows of the gated source's last pull, sent with
+// its number and their places in it (derivedMsg.errPull; drainCut).
+func (c *captureSink) errors(name string, rows []ErrorRow, pulled bool) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	cp := make([]ErrorRow, len(rows))
+	m := derivedMsg{errSide: name, errs: make([]ErrorRow, len(rows))}
+	if pulled {
+		m.errAt = make([]int, len(rows))
+		c.gate.mu.Lock()
+		m.errPull = c.gate.pulls
+		c.gate.mu.Unlock()
+	}
 	for k, r := range rows {
+		if pulled {
+			m.errAt[k] = r.At
+		}
 		r.Raw = append([]byte(nil), r.Raw...)
 		r.At = 0
-		cp[k] = r
+		m.errs[k] = r
 	}
-	return c.send(derivedMsg{errSide: name, errs: cp})
+	return c.send(m)
 }
 
 // Flush implements Sink: what is buffered goes to the reading job.

@@ -221,6 +221,74 @@ func (ds *derivedSource) Unread(rows int) {
 		}
 		p.gate.setCut(at, row)
 	}
+	for _, p := range ds.parts {
+		if p.gate != nil && !p.ended {
+			ds.drainCut(p)
+		}
+	}
+}
+
+// drainCut ends gated part p's job at the reading job's cut (Unread, on
+// the reading job's goroutine, while its sink is open) and takes what the
+// job sends until it ends: the rows are dropped (past the cut), the
+// malformed rows go to the errors output and the job's counts to the
+// reading job's, each malformed row of the source's last pull only when
+// the cut comes after it (derivedGate.Used), the others being handed back
+// for the next job to report (SPEC 1: a malformed row is reported once, by
+// the statement whose cut it precedes). A join in the part holds its own
+// input's and cuts them alike (joinHandBack).
+func (ds *derivedSource) drainCut(p *derivedPart) {
+	p.stop()
+	if p.head != nil {
+		p.release()
+	}
+	var held []derivedMsg
+	for !p.ended {
+		var m derivedMsg
+		select {
+		case m = <-p.ch:
+		case <-ds.ctx.Done():
+			return
+		}
+		switch {
+		case m.end:
+			p.ended = true
+			rows, bad, ok := p.gate.Used()
+			p.gate.mu.Lock()
+			last, after := p.gate.pulls, len(p.gate.bad)-bad
+			p.gate.mu.Unlock()
+			if !ok {
+				rows, after = -1, 0
+			}
+			for _, h := range held {
+				errs := h.errs
+				if h.errPull == last && rows >= 0 {
+					errs = errs[:0]
+					for k, r := range h.errs {
+						if h.errAt[k] < rows {
+							errs = append(errs, r)
+						}
+					}
+				}
+				if len(errs) > 0 {
+					_ = ds.hub.sink.Errors(h.errSide, errs) // (the job ends at its cut anyway)
+				}
+			}
+			if m.stats != nil && after > 0 {
+				es := plan.ErrorsStream(p.job.Stream).Name
+				for _, e := range m.stats.Streams {
+					if e.Stream == es && e.Policy != "fail" {
+						e.Malformed = max(0, e.Malformed-int64(after))
+					}
+				}
+			}
+			ds.addStats(p, m.stats)
+		case m.errs != nil:
+			held = append(held, m)
+		case m.b != nil && m.out == 0 && p.job.Main != nil:
+			p.free <- m.b // (its sink may need it to send what comes before its end)
+		}
+	}
 }
 
 // UnreadAfter implements Unreader: a derived relation has no malformed rows

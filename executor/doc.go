@@ -70,7 +70,9 @@
 // and the chunks it gives back), which build chains of their own
 // (buildChain); the event-time join
 // (semijoin.go), the sources (source.go: the job's Env that opens them, derived.go,
-// joinsource.go, unnest.go, maxfuture.go; tee.go: one open of a stream that
+// joinsource.go: a join's two inputs, ports of its scheduler, which pushes
+// the joined rows into the chain, joinSource.run, or is pulled, Next;
+// unnest.go, maxfuture.go; tee.go: one open of a stream that
 // can be read once fanned out to the job's readers of it, plan.Job.Tees,
 // which hands back to stdin the furthest any reader's job used, each
 // reader an Unreader and a HandsBack of its own; derivedhandback.go: a
@@ -210,33 +212,54 @@
 //     another batch now; a stopped job acks no goroutine's reader). The
 //     event-time join job's scheduler (heldScheduler) runs under it, its
 //     rule heldScheduler.accepts (the hold's Accepts for the probe, a MARK
-//     build always), and so does op.Join's source (joinsource.go: a pull
-//     Source, on the job's goroutine), whose two inputs are its polled
-//     ports and whose choice of input is its rule (joinSource.accepts: the
-//     input whose watermark is behind, joinSource.behind, a lookup join's
+//     build always), and so does op.Join's source (joinsource.go, on the
+//     job's goroutine), whose two inputs are its polled ports and whose
+//     choice of input is its rule (joinSource.accepts: the input whose
+//     watermark is behind, joinSource.behind, a lookup join's
 //     right one until it ends, a swapped join's left one; the other one
 //     meanwhile when the one behind has no row ready). TestJoinReadOrder
 //     holds the join's read order to SPEC 2.7's.
-//   - What is left of step 3, one scheduler: op.Join still runs under a
-//     scheduler of its own, the joinSource's pull loop (Next), not under
-//     heldScheduler's push shape. The shape to keep is the push one, the
-//     port readers': a semi join's probe and build sides may be blocking
-//     live sources (stdin, a socket), which a pull loop on one goroutine
-//     cannot read side by side, while a port reader can read a file or
-//     poll a Kafka group source as well. What it needs: (2) joinSource's
-//     per-input intake (readBatch: admitBad, the input's watermarker and
-//     'watermark.max-future', the pushed-down filter, the computed keys,
-//     joinreplay.go's noteBatch and unread) as a port stage the scheduler
-//     pushes through, and the joined rows pushed into the chain's head as
-//     the hold releases into the router, not pulled through Next (the
-//     failed calls' RowSource then reads the pushed batch's input
-//     positions); a grouped join's two Kafka inputs are then two polled
-//     ports whose checkpoints run between pushes; (3) the parallel inputs
-//     (ParallelJoinInputs, LookupMorsel) read by chunked readers as the
-//     ports' sources (joinInput.next's par and ahead today; the core's
-//     readers are nil for a join's ports: joinSource.read reads them);
-//     (4) joinpipe.go's goroutines (ij16's pipelined join) asking the same
-//     core which input to read. op.Join itself does not change.
+//   - op.Join's inputs are ports, its joined rows pushed (step 3's fourth
+//     slice, its steps 2 and 3, done): each input of a join is a port of
+//     the core with a reader of its own (joinInput.r, a portReader): its
+//     source's Next into the reader's batch, or the batches of the
+//     input's parallel reader (ParallelJoinInputs, the lookup morsel
+//     path's fallback: chunked.Reader) or of its read-ahead goroutine
+//     (PipelinedJoin: strategy.Ahead), which the reader hands on
+//     (portReader.from). What it read goes through the input's port stage
+//     (joinSource.intake, was readBatch: the replay's malformed rows read
+//     before dropped, unread; the errors policy; the input's watermarker
+//     and 'watermark.max-future', refuseFuture; joinreplay.go's noteBatch;
+//     the pushed-down filter, filterPushed; the computed keys) into
+//     op.Join; the rows refuseFuture and filterPushed keep go to batches
+//     of the input's own (kept, filtered), never into the reader's, which
+//     stays the batch its source decodes into
+//     (TestJoinInputReaderKeepsItsBatch). On the job's goroutine the join's scheduler is its push
+//     shape (joinSource.run, from runBudget): it reads the input the
+//     core's rule takes, pushes it through the port stage, and pushes the
+//     joined rows the join emitted, queued in order (its late rows and
+//     its inputs' malformed rows are written as the read meets them,
+//     before them), into the chain's head (process.batch) one batch at a
+//     time before it reads again; RowSource and Unread read the pushed
+//     batch's input positions (give). A grouped join's two Kafka inputs
+//     are two polled ports whose checkpoints, inside their reads, run
+//     between pushes, once the rows given went through (joinReplay.Torn).
+//     The pull shape (joinSource.Next, one step of the same loop: step,
+//     give) stays for a job that reads the join on a goroutine of its
+//     own, an event-time semi join's probe stream (portReader.run) and
+//     the pipelined join (joinpipe.go), or through a wrapper (a derived
+//     relation's part over stdin, gated: derivedhandback.go).
+//   - What is left of step 3, one scheduler: (4) joinpipe.go's goroutines
+//     do not ask the core which input to read: each input's Ahead decodes
+//     its bounded file ahead unasked (the join's goroutine takes its
+//     batches by the core's rule), and the join runs on a goroutine of its
+//     own, pulled (Next). And a join of two streams under an event-time
+//     semi join (plan.Held) is a probe stream pulled by heldScheduler's
+//     reader on a goroutine (portReader.run over joinSource.Next), not two
+//     ports of heldScheduler's core: merging the two loops (the join's
+//     ports and the build sides' under one portScheduler, the joined rows
+//     pushed into the hold's chain) is what remains. op.Join itself does
+//     not change.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

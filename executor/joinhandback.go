@@ -2,6 +2,8 @@ package executor
 
 import (
 	"slices"
+
+	"streamql/catalog"
 )
 
 // joinHandBack is a join job's account of the rows of its inputs' last
@@ -14,6 +16,13 @@ import (
 // a table read whole, is not cut. An input read on a goroutine of its own
 // or by a parallel reader (joinInput.ahead, par) reads ahead of what the
 // job saw, so it is not cut either.
+//
+// The malformed rows of such an input's last batch go to the errors output
+// once the job is past them (joinInput.held): when the input reads its next
+// batch or ends (flushHeld), or, at the LIMIT's cut, those before the cut,
+// the others being handed back for the next job to report, and taken out
+// of the count (SPEC 1: each malformed row reported once, by the statement
+// whose cut it precedes).
 type joinHandBack struct {
 	// on: input s takes back (its source is an Unreader, read on the job's
 	// goroutine); pos are the positions of its last batch's rows (the
@@ -21,13 +30,18 @@ type joinHandBack struct {
 	on  [2]bool
 	pos [2][]int64
 	bad [2][]int
+	// hold: input s is a stream that hands back (catalog.CapHandBack, not
+	// a file, whose source is an Unreader too), whose malformed rows wait
+	// (joinInput.held)
+	hold [2]bool
 }
 
-// note records the last batch input s read (joinSource.readBatch, right
-// after the input's next), before its malformed rows are taken out.
+// note records the last batch input s read (joinSource.intake, right
+// after its port reader read it), before its malformed rows are taken out.
 func (h *joinHandBack) note(js *joinSource, s int) {
 	ji := js.in[s]
-	h.on[s] = takesBack(ji.src) && ji.ahead == nil && ji.par == nil && !(js.both.Lookup && s == 1)
+	h.on[s] = takesBack(ji.src) && ji.r.from == nil && !(js.both.Lookup && s == 1)
+	h.hold[s] = h.on[s] && ji.in.Stream.Caps().Has(catalog.CapHandBack)
 	if !h.on[s] {
 		return
 	}
@@ -62,7 +76,44 @@ func (js *joinSource) Unread(rows int) {
 				bad++
 			}
 		}
+		js.cutHeld(ji, used, len(h.bad[s])-bad)
 		ji.src.(Unreader).UnreadAfter(used, bad)
+	}
+}
+
+// flushHeld sends the held errors rows of input s (joinInput.held) to the
+// errors output: the job read on past them.
+func (js *joinSource) flushHeld(s int) error {
+	ji := js.in[s]
+	if ji == nil || !ji.held {
+		return nil
+	}
+	ji.held = false
+	return js.sink.Errors(ji.es.Side, ji.errs)
+}
+
+// cutHeld is the LIMIT's cut of input ji's last batch, of which the job
+// used the first used rows: its held errors rows before them go to the
+// errors output, and its after malformed rows after them, handed back,
+// leave the count (the next job reports them). An error of the sink's is
+// the job's (it ends here anyway): the rows are dropped.
+func (js *joinSource) cutHeld(ji *joinInput, used, after int) {
+	if ji.es.Policy != "fail" {
+		ji.es.Malformed -= int64(after)
+		ji.malformed -= int64(after)
+	}
+	if !ji.held {
+		return
+	}
+	ji.held = false
+	keep := ji.errs[:0]
+	for _, r := range ji.errs {
+		if r.At < used {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) > 0 {
+		_ = js.sink.Errors(ji.es.Side, keep)
 	}
 }
 

@@ -68,7 +68,8 @@ type pipeEvent struct {
 func (js *joinSource) startPipe() {
 	js.pipe = &joinPipe{}
 	for _, ji := range js.in {
-		ji.ahead = strategy.NewAhead(ji.src, ji.in.Types, strategy.AheadOptions{NoText: ji.b.NoText})
+		ji.ahead = strategy.NewAhead(ji.src, ji.in.Types, strategy.AheadOptions{NoText: ji.r.b.NoText})
+		ji.r.from = ji.ahead // (the port reader hands its batches)
 	}
 }
 

@@ -249,11 +249,13 @@ func (r *joinReplay) Fired(p int32) (int64, bool) {
 }
 
 // Torn implements connector.Replay: joined rows were given to the job
-// (joinSource.Next) and the job has not come back for more, so they may not
-// have reached the sinks. joinSource.Next clears it before it reads an
-// input, whose Next is where a group source commits (connector.Replay.Torn's
-// invariant: the job calls Next again only after the rows given went
-// through), so only the job's last checkpoint can see it true.
+// (joinSource.give: pushed by run, or returned by Next) and the job has not
+// come back for more, so they may not have reached the sinks. The join's
+// scheduler clears it (handled: run once the push returned, Next when the
+// job calls it again) before it reads an input, whose Next is where a
+// group source commits (connector.Replay.Torn's invariant: an input is
+// read again only after the rows given went through), so only the job's
+// last checkpoint can see it true.
 func (r *joinReplay) Torn() bool { return r.js.given }
 
 // Assign implements connector.Replay; the join's watermarks go down to

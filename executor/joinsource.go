@@ -30,12 +30,15 @@ import (
 // them as over any stream's rows.
 //
 // This is the bridge from today's one-source job to the operator graph of
-// issue 22: the join is an op.Operator; its inputs are read here, on the
-// job's goroutine, as the polled ports of the scheduling core
-// (portScheduler, whose rule is accepts): from the input whose watermark is
-// behind (the left one on a tie), so held rows stay few when both inputs
-// are in event-time order. A live input that has no row ready (ErrWaiting)
-// makes the job wait for it (the other input is read meanwhile).
+// issue 22: the join is an op.Operator; its inputs are the polled ports of
+// the scheduling core (portScheduler, whose rule is accepts), each read by
+// its port reader (joinInput.r) and pushed through its port stage (intake)
+// into the join: from the input whose watermark is behind (the left one on
+// a tie), so held rows stay few when both inputs are in event-time order.
+// A live input that has no row ready (ErrWaiting) makes the job wait for
+// it (the other input is read meanwhile). On the job's goroutine the
+// scheduler pushes the joined rows into the job's chain (run); a job that
+// reads the join on a goroutine of its own pulls them (Next).
 // Malformed rows of an input go to its errors output (Sink.Errors), late rows
 // to the join's late outputs (as rows the operator made, Step.Chunks).
 type joinSource struct {
@@ -138,40 +141,61 @@ func (js *joinSource) swapLeft() rank.SwapLeft {
 	return js.swapped
 }
 
-// joinInput is one input of a joinSource.
+// joinInput is one input of a joinSource: its port (r, the reader of
+// port s of the join's scheduling core) and its port stage (intake).
 type joinInput struct {
-	in   *plan.JoinInput
-	src  Source
-	h    SourceHandles // src's declared capabilities (partitions, replay, topic, parallel reader)
+	in  *plan.JoinInput
+	src Source
+	h   SourceHandles // src's declared capabilities (partitions, replay, topic, parallel reader)
+	// r is the input's port reader: it reads src's Next into its own batch
+	// (r.b), or hands the batches of par or ahead (portReader.from)
+	r *portReader
+	// b and bad are the batch the intake works on and its malformed rows:
+	// the reader's last batch (valid until its next read), or, once
+	// refuseFuture or filterPushed took rows out, kept or filtered, which
+	// the reader never writes into
 	b    *vector.Batch
 	bad  []BadRow
 	errs []ErrorRow
+	// held: errs, the errors rows of the input's last batch, wait for the
+	// job to be past them (joinHandBack.hold: an input that takes back)
+	held bool
 	es   *StreamErrors
 	wmk  *watermarker   // nil without a WATERMARK
 	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
 	// nil without one: filterPushed applies it, keeping the rows in
-	// filtered (swapped with b, as kept is)
+	// filtered (then b)
 	filter   *expr.Kernel
 	filtered *vector.Batch
 	dropped  int64 // the rows filter took out (EXPLAIN ANALYZE)
 	// malformed: the malformed and refused rows this input read (EXPLAIN
 	// ANALYZE; es counts its stream's, which a self-join's two reads share)
 	malformed int64
-	kept      *vector.Batch // 'watermark.max-future': the rows kept, swapped with b (refuseFuture)
+	kept      *vector.Batch // 'watermark.max-future': the rows kept (then b: refuseFuture)
 	done      bool
 	bounded   bool // the input ends by itself (catalog.Stream.Bounded): pick reads it whole first when an input has no event time
 	// par is the input's parallel reader (plan.ParallelJoinInputs,
-	// joinInputReader), nil when src gives the rows itself: b is then the
-	// reader's batch, valid until its next Next, as a Source's is.
+	// joinInputReader), nil when src gives the rows itself: the port
+	// reader hands its batches (readBy), each valid until its next Next,
+	// as a Source's is.
 	par *chunked.Reader
-	// parLater: the first next makes par (plan.LookupMorsel's left input,
+	// parLater: the first read makes par (plan.LookupMorsel's left input,
 	// when runLookupMorsel did not take it), its chunks of chunk bytes
 	parLater bool
 	chunk    int64
 	// ahead, on plan.PipelinedJoin (startPipe), reads src on a goroutine
-	// of its own: b is then its batch, valid until its next Next
+	// of its own: the port reader hands its batches, each valid until its
+	// next Next
 	ahead *strategy.Ahead
+}
+
+// readBy makes the input's port reader hand the batches of cr, its
+// parallel reader (par), when there is one (nil: src's Next gives them).
+func (ji *joinInput) readBy(cr *chunked.Reader) {
+	if cr != nil {
+		ji.par, ji.r.from = cr, cr
+	}
 }
 
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
@@ -185,9 +209,7 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	// the relation's reader does not commit with it, derived.go)
 	grouped := joinReplayable(job) && !opens.buildSide
 	js := &joinSource{ctx: ctx, both: both, stats: stats, grouped: grouped, exprs: exprs, aggAfter: grouped && (job.JoinAggReplayed() || job.JoinRankReplayed()), waits: -1}
-	js.ports = newPortScheduler(2, js.accepts)
-	js.ports.add(0, nil, true) // (both polled: read by Next, joinInput.next)
-	js.ports.add(1, nil, true)
+	js.ports = newPortScheduler(2, js.accepts) // (its ports' readers: the inputs', below)
 	spec := op.JoinSpec{Kind: op.JoinKind(both.Type), Keys: both.Keys, NullSafe: both.NullSafe, Interval: both.Interval, Lo: both.Lo, Hi: both.Hi, Lookup: both.Lookup, TTL: both.StateTTL.Milliseconds(), Changes: both.Changes,
 		Extreme: op.JoinExtreme(both.Extreme), Swap: both.Swap && !js.grouped}
 	if len(both.Residual) > 0 {
@@ -227,15 +249,17 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			js.Close()
 			return nil, err
 		}
-		ji := &joinInput{in: in, src: o.src, h: o.h, b: vector.NewBatch(in.Types), es: stats.stream(in.Stream), bounded: in.Stream.Bounded()}
-		ji.b.NoText = true // (joinInputReader)
+		ji := &joinInput{in: in, src: o.src, h: o.h, r: newPortReader(s, o.src, in.Types, true), es: readErrors(stats, in.Stream, o), bounded: in.Stream.Bounded()}
+		ji.b = ji.r.b
+		ji.r.b.NoText = true // (joinInputReader)
 		// a lookup join's probe rows reach its output as they are read
 		// (op.Join's gather keeps their marks): the csv decoder marks
 		// their plain texts, so the csv encoder need not look at them
-		ji.b.PlainMarks = both.Lookup && s == 0
+		ji.r.b.PlainMarks = both.Lookup && s == 0
+		js.ports.add(s, ji.r, true) // (polled: read on the job's goroutine, read)
 		switch {
 		case job.Strategy == plan.ParallelJoinInputs || job.Strategy == plan.LookupMorsel && s == 1:
-			ji.par = joinInputReader(o.h.Parallel, in.Types, env.ChunkSize, ji.b.PlainMarks)
+			ji.readBy(joinInputReader(o.h.Parallel, in.Types, env.ChunkSize, ji.r.b.PlainMarks))
 		case job.Strategy == plan.LookupMorsel:
 			// (the left input: the lookup morsel pipeline cuts it, or, when
 			// it cannot run, the first read makes its parallel reader)
@@ -356,78 +380,141 @@ type joined struct {
 }
 
 // Next implements Source: the next joined rows, io.EOF once both inputs have
-// ended and every held row is out.
+// ended and every held row is out. It is the pull shape of the join's
+// scheduler (run is its push shape), for a job that reads the join on a
+// goroutine of its own, an event-time semi join's probe stream's reader
+// (portReader.run) and the pipelined join's (joinpipe.go), or through a
+// source that wraps it (a derived relation's part over stdin, gated:
+// derivedhandback.go).
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
-	js.given = false    // (the job handled the rows given before)
-	js.givenOld = false // (the late rows an input's Next pushes are no old pairs: replay.filter)
-	js.waits = -1       // (an input that waited in the last call is read first again: accepts)
+	js.handled()
+	for len(js.queue) == 0 {
+		if err := js.step(); err != nil {
+			return err
+		}
+	}
+	js.give(b)
+	return nil
+}
+
+// run is the join's scheduler on the job's goroutine in the push shape
+// (issue 22 item 3, one scheduler): it reads the input the core's rule
+// takes (step: portScheduler.next, accepts), pushes the batch through the
+// input's port stage into the join (read, intake), and pushes the joined
+// rows the join emitted, queued in order, into the job's chain (push,
+// process.batch: the chain's head), one batch at a time (give), before it
+// reads again; an input that has no row ready (ErrWaiting), the inputs'
+// end (io.EOF) or an error is pushed as process.batch takes them (the sink
+// flushed; the chain finished; the job's error). A group source's
+// checkpoint, which runs inside its read, so falls between the pushes,
+// after the rows given went through (joinReplay.Torn). ctx is checked
+// before each push, as the pull shape's job checks it before each Next.
+// It reports the job's error (nil: the inputs ended or the LIMIT was
+// reached).
+func (js *joinSource) run(ctx context.Context, b *vector.Batch, push func(context.Context, *vector.Batch, []BadRow, error) (bool, error)) error {
 	for {
-		if len(js.queue) > 0 {
-			e := js.queue[0]
-			q := e.b
-			qn := q.N
-			n := min(qn-js.at, vector.Cap)
-			switch {
-			case js.at == 0 && n == qn && sameLayout(b, q):
-				b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
-			case js.at == 0 && n == qn:
-				shareQueued(b, q)
-				if js.pipe != nil {
-					b.OwnStrings() // (q is reused while the job's goroutine has b: joinpipe.go)
-				}
-			default:
-				b.Reset()
-				b.AppendRows(q, js.at, js.at+n)
-			}
-			js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
-			js.at += n
-			js.givenOld = e.old
-			if js.at == qn {
-				// (moved down, not resliced from the front: a queue of a
-				// few batches whose array a later append would outgrow,
-				// an allocation every few batches)
-				js.queue, js.at = js.queue[:copy(js.queue, js.queue[1:])], 0
-				js.free = append(js.free, e)
-			}
-			js.given = true
-			if js.pipe != nil {
-				js.pipe.given++
-			}
-			return nil
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if js.fail != nil {
-			return js.fail
+		js.handled()
+		var err error
+		for len(js.queue) == 0 && err == nil {
+			err = js.step()
 		}
-		if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
-			err := jo.Drain(js.ctx)
-			js.noteLive()
-			if err != nil {
-				js.fail = err
-			} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
-				js.fail = err
-			}
-			continue
+		if err == nil {
+			js.give(b)
 		}
-		s := js.ports.next() // (the input behind: accepts)
-		if s < 0 {
-			if !js.in[0].done || !js.in[1].done {
-				return fmt.Errorf("the %s of %s and %s: no input to read while one has not ended (an engine fault: please report it)", js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
-			}
-			return io.EOF
+		if end, err := push(ctx, b, nil, err); end {
+			return err
 		}
-		js.turns = s
-		err := js.read(s)
-		if o := 1 - s; errors.Is(err, ErrWaiting) && js.ports.readable(o) {
-			// the input behind has no row ready: the other one is read
-			// meanwhile (accepts)
-			err = js.read(o)
-		}
+	}
+}
+
+// handled notes that the job handled the joined rows given last: none is
+// given (Torn), the late rows the next read pushes are no old pairs
+// (replay.filter), and an input that waited is read first again (accepts).
+func (js *joinSource) handled() {
+	js.given, js.givenOld, js.waits = false, false, -1
+}
+
+// step is one step of the join's scheduler while no joined row is queued:
+// a failure met after rows joined before it is returned; held rows are
+// released a few batches at a time (op.Join.Deferred, joinPace); else the
+// input the core's rule takes is read (read), and when it has no row
+// ready (ErrWaiting) the other one meanwhile when the rule takes it
+// (accepts). It returns io.EOF once both inputs ended, ErrWaiting, or an
+// error, which, when joined rows were queued before it, waits for them to
+// be given (fail); nil when it did a step.
+func (js *joinSource) step() error {
+	if js.fail != nil {
+		return js.fail
+	}
+	if jo, ok := js.j.(*op.Join); ok && jo.Deferred() { // (held rows released a few batches at a time: joinPace)
+		err := jo.Drain(js.ctx)
+		js.noteLive()
 		if err != nil {
-			if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
-				return err
-			}
-			js.fail = err // (the rows joined before it first)
+			js.fail = err
+		} else if err := js.ownFailures(-1, nil); err != nil { // (the pairs released: JoinSpec.Residual)
+			js.fail = err
 		}
+		return nil
+	}
+	s := js.ports.next() // (the input behind: accepts)
+	if s < 0 {
+		if !js.in[0].done || !js.in[1].done {
+			return fmt.Errorf("the %s of %s and %s: no input to read while one has not ended (an engine fault: please report it)", js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+		}
+		return io.EOF
+	}
+	js.turns = s
+	err := js.read(s)
+	if o := 1 - s; errors.Is(err, ErrWaiting) && js.ports.readable(o) {
+		// the input behind has no row ready: the other one is read
+		// meanwhile (accepts)
+		err = js.read(o)
+	}
+	if err != nil {
+		if errors.Is(err, ErrWaiting) || len(js.queue) == 0 {
+			return err
+		}
+		js.fail = err // (the rows joined before it first)
+	}
+	return nil
+}
+
+// give fills b with the first joined rows queued (at most vector.Cap of
+// the first queued batch), with their input rows' positions (from, which
+// RowSource and Unread read), and notes them given (Torn).
+func (js *joinSource) give(b *vector.Batch) {
+	e := js.queue[0]
+	q := e.b
+	qn := q.N
+	n := min(qn-js.at, vector.Cap)
+	switch {
+	case js.at == 0 && n == qn && sameLayout(b, q):
+		b.SwapRows(q) // (q's vectors are the job's until the next Next; b's old ones wait in q for an Emit)
+	case js.at == 0 && n == qn:
+		shareQueued(b, q)
+		if js.pipe != nil {
+			b.OwnStrings() // (q is reused while the job's goroutine has b: joinpipe.go)
+		}
+	default:
+		b.Reset()
+		b.AppendRows(q, js.at, js.at+n)
+	}
+	js.from = [2][]int64{e.from[0][js.at : js.at+n], e.from[1][js.at : js.at+n]} // (q is reused by an Emit after the next call of Next)
+	js.at += n
+	js.givenOld = e.old
+	if js.at == qn {
+		// (moved down, not resliced from the front: a queue of a
+		// few batches whose array a later append would outgrow,
+		// an allocation every few batches)
+		js.queue, js.at = js.queue[:copy(js.queue, js.queue[1:])], 0
+		js.free = append(js.free, e)
+	}
+	js.given = true
+	if js.pipe != nil {
+		js.pipe.given++
 	}
 }
 
@@ -552,46 +639,25 @@ func joinInputReader(ps connector.ParallelSource, types []catalog.Type, chunk in
 	return cr
 }
 
-// next reads the input's next batch into ji.b and its malformed rows into
-// ji.bad: from its parallel reader (the same rows, positions and malformed
-// rows, in the same order, batches cut elsewhere) or its source's Next.
-func (ji *joinInput) next() error {
-	if ji.parLater {
-		ji.parLater = false
-		ji.par = joinInputReader(ji.h.Parallel, ji.in.Types, ji.chunk, ji.b.PlainMarks)
-	}
-	if ji.ahead != nil {
-		b, bad, err := ji.ahead.Next()
-		if err != nil {
-			return err
-		}
-		ji.b, ji.bad = b, bad
-		return nil
-	}
-	if ji.par == nil {
-		ji.bad = ji.bad[:0]
-		return ji.src.Next(ji.b, &ji.bad)
-	}
-	b, bad, err := ji.par.Next()
-	if err != nil {
-		return err
-	}
-	ji.b, ji.bad = b, bad
-	return nil
-}
-
-// read reads one batch of input s into the join, and counts the malformed
-// and refused rows it met as input s's (joinInput.malformed). The
-// scheduling core is told (portScheduler.reading, taken), and acks the
-// inputs the join accepts then (ackAccepted): input s when it is still
-// the one behind, the other one when it is now, or when s had no row ready
-// (waits).
+// read reads one batch of input s, by its port reader (the core's
+// portScheduler.read), and pushes it through the input's port stage into
+// the join (intake), counting the malformed and refused rows it met as
+// input s's (joinInput.malformed). The scheduling core is told (taken),
+// and acks the inputs the join accepts then (ackAccepted): input s when it
+// is still the one behind, the other one when it is now, or when s had no
+// row ready (waits).
 func (js *joinSource) read(s int) error {
 	ji := js.in[s]
 	before := ji.es.Malformed
-	js.ports.reading(s)
+	if ji.parLater {
+		ji.parLater = false
+		ji.readBy(joinInputReader(ji.h.Parallel, ji.in.Types, ji.chunk, ji.r.b.PlainMarks))
+	}
 	js.waits = -1
-	err := js.readBatch(s)
+	if err := js.flushHeld(s); err != nil { // (the job reads on: it used the last batch whole, joinhandback.go; before the read, which reuses the decoder's buffer its rows' texts are in)
+		return err
+	}
+	err := js.intake(s, js.ports.read(s))
 	if errors.Is(err, ErrWaiting) {
 		js.waits = s
 	}
@@ -626,10 +692,24 @@ func (js *joinSource) noteLive() {
 	}
 }
 
-// readBatch is read's work.
-func (js *joinSource) readBatch(s int) error {
+// intake is input s's port stage: what its port reader read (m: a batch
+// with its malformed rows, ErrWaiting, io.EOF or an error), pushed into
+// the join's port s. At the end the join is told (op.Join.Finish). A
+// batch goes through the input's errors policy, after the replay's
+// malformed rows read before are dropped (unread: their errors output is
+// written), its watermark (stamping CURRENT_WATERMARK, refusing the rows
+// past 'watermark.max-future': refuseFuture), the replay's note of its
+// partitions' first rows (noteBatch), the pushed-down filter
+// (filterPushed) and the computed keys, into op.Join, followed by the
+// input's watermark. The batch stays the reader's: the rows refuseFuture
+// or filterPushed keep go to batches of the input's own (kept, filtered),
+// never into the one the reader writes its next batch into. Its error is
+// the read's, a failed call's, the join's (a *StateLimitError), or, after
+// the rows before it were pushed, a malformed or refused row's under
+// 'errors'='fail'.
+func (js *joinSource) intake(s int, m portMsg) error {
 	ji := js.in[s]
-	err := ji.next()
+	err := m.err
 	switch {
 	case err == io.EOF:
 		ji.done = true
@@ -640,6 +720,7 @@ func (js *joinSource) readBatch(s int) error {
 	case err != nil:
 		return err
 	}
+	ji.b, ji.bad = m.b, m.bad
 	js.hand.note(js, s) // (joinhandback.go)
 	n := ji.b.N
 	var failure error
@@ -664,10 +745,15 @@ func (js *joinSource) readBatch(s int) error {
 		}
 	}
 	if len(ji.errs) > 0 {
-		if js.pipe != nil {
+		switch {
+		case js.pipe != nil:
 			js.pipe.recordErrors(ji.es.Side, ji.errs) // (joinpipe.go: the job's goroutine writes them)
-		} else if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
-			return err
+		case js.hand.hold[s]:
+			ji.held = true // (joinhandback.go: reported once the job is past them, or up to its LIMIT's cut)
+		default:
+			if err := js.sink.Errors(ji.es.Side, ji.errs); err != nil {
+				return err
+			}
 		}
 	}
 	js.noteBatch(s, ji.b, js.sel, ji.in.WatermarkCol) // (joinreplay.go)
@@ -804,11 +890,7 @@ func (js *joinSource) filterPushed(s int, ji *joinInput) error {
 		f.AppendRows(ji.b, int(keep[k]), int(keep[e-1])+1)
 		k = e
 	}
-	if ji.par == nil && ji.ahead == nil && ji.b != ji.kept {
-		ji.b, ji.filtered = f, ji.b
-	} else {
-		ji.b = f // (the reader's batch stays the reader's, kept refuseFuture's: refuseFuture)
-	}
+	ji.b = f // (the reader's batch stays the reader's, kept refuseFuture's)
 	js.sel = js.sel[:0]
 	for i := range ji.b.N {
 		js.sel = append(js.sel, int32(i))
@@ -931,11 +1013,7 @@ func (js *joinSource) refuseFuture(ji *joinInput) error {
 	for _, i := range r.Sel {
 		ji.kept.AppendRows(ji.b, int(i), int(i)+1)
 	}
-	if ji.par == nil && ji.ahead == nil {
-		ji.b, ji.kept = ji.kept, ji.b
-	} else {
-		ji.b = ji.kept // (the reader's batch stays the reader's; its next one replaces b)
-	}
+	ji.b = ji.kept      // (the reader's batch stays the reader's; its next one replaces b)
 	js.sel = js.sel[:0] // (advance compacted it in place)
 	for i := range ji.b.N {
 		js.sel = append(js.sel, int32(i))

@@ -170,7 +170,7 @@ func runLookupMorsel(ctx context.Context, oc opContext, job *plan.Job, in opened
 		o.rows = w.rows
 		o.ops, o.parts, o.outputs = w.c.copyStats(o.ops, o.parts, o.outputs)
 	}
-	cr := strategy.Pipeline(left.h.Parallel, left.in.Types, strategy.PipelineOptions{ChunkSize: chunk, NoText: true, PlainMarks: left.b.PlainMarks}, newOut, newWorkers, work)
+	cr := strategy.Pipeline(left.h.Parallel, left.in.Types, strategy.PipelineOptions{ChunkSize: chunk, NoText: true, PlainMarks: left.r.b.PlainMarks}, newOut, newWorkers, work)
 	if cr == nil {
 		return false, nil
 	}

@@ -30,9 +30,7 @@ import (
 type portScheduler struct {
 	msgs chan portMsg // the goroutine readers' batches, the scheduler's one input
 	// readers are the ports' readers, by port; nil for a port that has
-	// none (a bounded build side, read whole first: readBuild) or that its
-	// scheduler reads itself when next says so (a join's input:
-	// joinSource.read)
+	// none (a bounded build side, read whole first: readBuild)
 	readers []*portReader
 	polled  []bool // port p is read on the scheduler's goroutine (next), not by a goroutine of its own
 	due     []bool // port p's batch was taken and more are to come: its reader waits for its ack
@@ -140,11 +138,21 @@ func (c *portScheduler) ack(ctx context.Context, p int) bool {
 // scheduler's goroutine instead (read, no run: a polled port), as is a
 // bounded join's build side, read whole before the first probe row
 // (readBuild).
+//
+// A join's two inputs (joinSource: port 0 the left input, 1 the right)
+// are polled ports too, each read by its portReader: from its source's
+// Next into the reader's batch, or, when the input is decoded by a reader
+// that hands batches of its own (from: a parallel join input's
+// chunked.Reader, a pipelined join's strategy.Ahead), from that reader.
 type portReader struct {
 	port int // the input port: 0 the probe stream, k a build side
 	src  Source
 	b    *vector.Batch
 	bad  []BadRow
+	// from, when set, gives the port's batches instead of src's Next: each
+	// one its own, valid until its next Next (the reader's batch b is then
+	// not used)
+	from batchSource
 	// waits hands ErrWaiting (nothing came) to the scheduler, which then
 	// flushes the sink (the probe stream: its rows may wait for more);
 	// without it the reader reads again (a build side)
@@ -168,9 +176,21 @@ func newPortReader(port int, src Source, types []catalog.Type, waits bool) *port
 	return &portReader{port: port, src: src, b: vector.NewBatch(types), waits: waits, acks: make(chan struct{}, 1)}
 }
 
-// read calls the source's Next once: the batch it gave (valid until the
-// next read), with its malformed rows and Next's error.
+// batchSource is a reader that hands batches of its own (chunked.Reader,
+// strategy.Ahead): the rows of a Source, cut where it cuts them, each
+// batch valid until the next call; io.EOF at the end.
+type batchSource interface {
+	Next() (*vector.Batch, []BadRow, error)
+}
+
+// read reads the port's next batch once: the batch its source's Next gave
+// into the reader's batch (or from's, when set), valid until the next
+// read, with its malformed rows and the read's error.
 func (r *portReader) read() portMsg {
+	if r.from != nil {
+		b, bad, err := r.from.Next()
+		return portMsg{r: r, b: b, bad: bad, err: err}
+	}
 	r.bad = r.bad[:0]
 	err := r.src.Next(r.b, &r.bad)
 	return portMsg{r: r, b: r.b, bad: r.bad, err: err}

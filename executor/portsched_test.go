@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +155,8 @@ func init() {
 	}
 	connector.Register(&catalog.ConnectorSpec{Name: "test-order", Doc: "test", Bounded: func(map[string]string) bool { return false }}, &connector.Driver{Open: open})
 	connector.Register(&catalog.ConnectorSpec{Name: "test-order-bounded", Doc: "test", Bounded: func(map[string]string) bool { return true }}, &connector.Driver{Open: open})
+	// (with the options of a connector that reads bytes: TestJoinInputReaderKeepsItsBatch)
+	connector.Register(&catalog.ConnectorSpec{Name: "test-order-options", Doc: "test", Options: catalog.WithFormat(), Bounded: func(map[string]string) bool { return false }}, &connector.Driver{Open: open})
 }
 
 // orderStep is one call of an orderSource's Next: a batch of rows (key
@@ -167,12 +170,17 @@ type orderSource struct {
 	name  string
 	steps []orderStep
 	log   *[]string
+	// given, when set, records the batch each call of Next was given
+	given *[]*vector.Batch
 }
 
 func (s *orderSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	b.Reset()
 	orderMu.Lock()
 	defer orderMu.Unlock()
+	if s.given != nil {
+		*s.given = append(*s.given, b)
+	}
 	if len(s.steps) == 0 {
 		*s.log = append(*s.log, s.name+"e")
 		return io.EOF
@@ -351,4 +359,81 @@ func orderCatalog(t *testing.T, ddl string) *catalog.Catalog {
 		}
 	}
 	return cat
+}
+
+// TestJoinInputReaderKeepsItsBatch: a join input's port reader reads every
+// batch of its source into its own batch (portReader.b, decoded without
+// the record texts: vector.Batch.NoText), also after the input's port
+// stage took rows out of one (joinSource.intake: a row refused by
+// 'watermark.max-future', rows the pushed-down filter drops), whose kept
+// rows go to batches of the input's own (kept, filtered), never swapped
+// into the reader's; and the join's output is the same as without the
+// option and the filter's rows (the reference: the join of the rows
+// kept, by the test's own count).
+func TestJoinInputReaderKeepsItsBatch(t *testing.T) {
+	ddl := ""
+	for _, name := range []string{"l", "r"} {
+		ddl += fmt.Sprintf("CREATE STREAM %s (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='test-order-options', 'watermark.max-future'='1 min');\n", name)
+	}
+	cat := orderCatalog(t, ddl)
+	job := planWith(t, cat, "SELECT l.ts, r.ts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '10' SECOND AND r.ts + INTERVAL '10' SECOND WHERE l.ts <> 5000 AND r.ts <> 6000")
+	if job.Both == nil || job.Both.Inputs[0].Filter == nil || job.Both.Inputs[1].Filter == nil {
+		t.Fatalf("not planned as the join it tests, each input with its pushed-down filter (%+v)", job.Both)
+	}
+	// each input: rows in order (none late), one far in the future
+	// (refused), one the filter drops, and rows after them
+	steps := [2][]orderStep{
+		{{times: []int64{1000, 2000}}, {times: []int64{3000, 10_000_000, 4000}}, {times: []int64{5000, 7000}}, {times: []int64{8000}}},
+		{{times: []int64{1500}}, {times: []int64{2500, 6000, 20_000_000}}, {times: []int64{6500, 9000}}, {times: []int64{9500}}},
+	}
+	var log []string
+	var given [2][]*vector.Batch
+	orderMu.Lock()
+	orderSources = map[string]*orderSource{
+		"l": {name: "l", steps: steps[0], log: &log, given: &given[0]},
+		"r": {name: "r", steps: steps[1], log: &log, given: &given[1]},
+	}
+	orderMu.Unlock()
+	out := &collect{row: func(cols []*vector.Vec, i int) string { return fmt.Sprint(cols[0].I[i], ",", cols[1].I[i]) }}
+	if _, err := Run(context.Background(), job, &Env{}, func() (Sink, error) { return out, nil }); err != nil {
+		t.Fatal(err)
+	}
+	orderMu.Lock()
+	defer orderMu.Unlock()
+	for s, bs := range given {
+		if len(bs) < len(steps[s])+1 {
+			t.Fatalf("input %d: %d calls of Next, want %d", s, len(bs), len(steps[s])+1)
+		}
+		for k, b := range bs {
+			if b != bs[0] || !b.NoText {
+				t.Errorf("input %d, call %d of Next: given batch %p (NoText %v), want the reader's %p (NoText)", s, k, b, b.NoText, bs[0])
+			}
+		}
+	}
+	// the reference: every pair of kept rows (not refused: within a minute
+	// of the input's watermark; not filtered) within 10 s of each other
+	var kept [2][]int64
+	for s, st := range steps {
+		for _, x := range st {
+			for _, ts := range x.times {
+				if ts < 1_000_000 && ts != []int64{5000, 6000}[s] {
+					kept[s] = append(kept[s], ts)
+				}
+			}
+		}
+	}
+	var want []string
+	for _, l := range kept[0] {
+		for _, r := range kept[1] {
+			if l >= r-10_000 && l <= r+10_000 {
+				want = append(want, fmt.Sprint(l, ",", r))
+			}
+		}
+	}
+	got := out.out
+	slices.Sort(got)
+	slices.Sort(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("joined rows\n%v\nwant\n%v", got, want)
+	}
 }

@@ -32,6 +32,12 @@ type Stats struct {
 	// timed: the operators time their calls (OpStats.Nanos, EXPLAIN
 	// ANALYZE's ms); a job that only runs skips the clock, two reads a call
 	timed bool
+	// Parts are the stats of the jobs of the derived relations the job
+	// read (SPEC 2.6: subqueries, WITH names, views, UNION ALL parts, and
+	// the relations they read in turn), by part, each taken when the part
+	// ended, for EXPLAIN ANALYZE's lines of them (plan.Line.Part); nil
+	// when the job read none
+	Parts map[*plan.Job]*Stats
 }
 
 // StreamErrors is the count of malformed rows of one stream in a job, with the
@@ -158,6 +164,9 @@ type runMode struct {
 	// reads of a stream that can be read once are readers of that job's
 	// tee); nil: the job makes its own of its plan.Job.Tees
 	tees *teeSet
+	// once is the malformed rows' reporter of the job this one is a part
+	// of (reportonce.go); a job not inner makes its own
+	once *reportOnce
 	// marks: the job's sink reads Step.Marks, where its stream's watermark
 	// moved (a derived relation's part whose rows carry the stream's
 	// watermark beside their partitions', plan.Derived.StreamWatermarks)
@@ -199,12 +208,15 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		setHeapLimit(env, max)
 		budget = NewStateBudget(max)
 	}
-	tees := mode.tees
+	tees, once := mode.tees, mode.once
 	if tees == nil {
 		tees = newTeeSet(ctx, job, budget)
 		defer tees.close() // (after the sources' Close below: the readers have ended)
 	}
-	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees} // for the sources of derived relations (SPEC 2.6)
+	if !mode.inner {
+		once = newReportOnce(job, tees)
+	}
+	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees, once: once, timed: timed} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext(), marks: mode.marks}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {
@@ -310,7 +322,7 @@ func runJob(ctx context.Context, oc opContext, job *plan.Job, src opened, srcs [
 		keysets[b] = ks
 		stats.Analysis.addJoin(job, b, ks)
 		srcs[k] = futureBuild(stats.Analysis, b, srcs[k], oc.exprs) // 'watermark.max-future' (maxfuture.go)
-		es := stats.stream(b.Join.Build)
+		es := readErrors(stats, b.Join.Build, srcs[k])
 		if b.Join.EventTime() {
 			ks.live = lv.watermark(b.Join.Build.Name, b.Join.Build.Columns[b.Join.BuildTime].Type)
 			timed = append(timed, &timedBuild{j: b.Join, port: Port{Input: k + 1}, src: srcs[k].src, mb: ks, es: es})
@@ -388,6 +400,11 @@ func runBudget(ctx context.Context, oc opContext, job *plan.Job, src opened, sin
 	}
 	b := vector.NewBatch(job.BatchTypes)
 	b.NoText = job.OnlyAggregates()
+	if js, ok := src.src.(*joinSource); ok {
+		// the join's scheduler reads its inputs' ports and pushes the
+		// joined rows into the chain (joinSource.run: the push shape)
+		return js.run(ctx, b, p.batch)
+	}
 	var bad []BadRow
 	for {
 		if err := ctx.Err(); err != nil {
@@ -427,7 +444,7 @@ func (p *process) init(job *plan.Job, src opened, sink Sink, stats *Stats, joins
 	p.st, p.src, p.sink, p.exprs = job.Stream, src.src, sink, opts.exprs
 	opts.src, opts.parts, opts.left, opts.timed = src.src, src.h.Partitions, src.left, stats.timed
 	p.c = buildChain(job, joins, sink, opts)
-	p.es = stats.stream(job.Stream)
+	p.es = readErrors(stats, job.Stream, src)
 	if job.Both != nil { // (a window over a join planned as one job: its refusals go by the left input's errors options)
 		c := job.ErrorsConfig()
 		p.es.Policy, p.es.Side, p.es.DeadLetter = c.Errors, c.ErrorsSide, c.ErrorsStream

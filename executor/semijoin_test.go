@@ -64,14 +64,22 @@ func (s *stepSource) Position(line int64) string { return fmt.Sprint("test:", li
 func (s *stepSource) Progress() (int64, int64)   { return 0, 0 }
 func (s *stepSource) Close() error               { return nil }
 
-// collect is a sink that records the main output's key column.
-type collect struct{ out []string }
+// collect is a sink that records the main output's rows: each row's key
+// column and event time as "key@ts", or as row says when it is set.
+type collect struct {
+	out []string
+	row func(cols []*vector.Vec, i int) string
+}
 
 func (c *collect) Rows(r *Step) error {
 	dest := destsOf(r)
 	for i := 0; i < r.N; i++ {
 		if k := dest[i]; k >= 0 {
 			p := r.Parts[k]
+			if c.row != nil {
+				c.out = append(c.out, c.row(p.Cols, i))
+				continue
+			}
 			key := ""
 			if !p.Cols[0].Null[i] {
 				key = string(p.Cols[0].S[i])

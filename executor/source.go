@@ -125,6 +125,9 @@ type opened struct {
 	// tee is the fan-out the source is a reader of (tee.go), nil when the
 	// job opened the stream for this read alone
 	tee *tee
+	// mute: another read of the stream in the job reports its malformed
+	// rows, this one skips them uncounted (reportonce.go)
+	mute bool
 }
 
 // openOpts is what a job gives the sources it opens, at build time (issue 22
@@ -154,7 +157,11 @@ func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (ope
 			})
 		}
 	}
-	return e.openOnce(ctx, st, o)
+	op, err := e.openOnce(ctx, st, o)
+	if err == nil && o.hub != nil {
+		op.mute = o.hub.once.mute(st)
+	}
+	return op, err
 }
 
 // openOnce is openWith for one read of st.

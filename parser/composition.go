@@ -85,6 +85,21 @@ func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
 	var pre []edit
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if t.isOp("(") && i > 0 && toks[i-1].is("IN") {
+			if ph, n := ps.inRelation(all, r, i); ph != nil {
+				if out == nil {
+					out = &derived{rels: map[string]*Relation{}}
+				}
+				if ph.err != nil {
+					return nil, ph.err
+				}
+				out.rels[ph.name] = ph.rel
+				pre = append(pre, ph.edit)
+				kept = append(kept, ph.toks...)
+				i += n
+				continue
+			}
+		}
 		if !t.isOp("(") || i == 0 || i+1 >= len(toks) || r.ctx[i] != clFrom && !windowTableArg(r, i) {
 			kept = append(kept, t)
 			continue
@@ -94,13 +109,7 @@ func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
 			kept = append(kept, t)
 			continue
 		}
-		closeAt := -1
-		for j := i + 1; j < len(toks); j++ {
-			if r.depth[j] == r.depth[i] && toks[j].isOp(")") {
-				closeAt = j
-				break
-			}
-		}
+		closeAt := r.closing(i)
 		if closeAt < 0 {
 			return nil, Errorf(t.Offset, "this ( is never closed")
 		}
@@ -129,6 +138,77 @@ func (ps *parseState) derivedTables(all []Token, r *region) (*derived, *Error) {
 	out.region = newRegion(all, kept, r.start, r.end)
 	out.region.pre = pre
 	return out, nil
+}
+
+// closing returns the index of the ')' that closes the '(' at r.toks[i],
+// -1 when none does.
+func (r *region) closing(i int) int {
+	for j := i + 1; j < len(r.toks); j++ {
+		if r.depth[j] == r.depth[i] && r.toks[j].isOp(")") {
+			return j
+		}
+	}
+	return -1
+}
+
+// inPlaceholder is an IN subquery read as a relation (inRelation): its
+// placeholder name, the relation, the edit that puts `(SELECT * FROM
+// placeholder)` in its place and the tokens of that text; err when the
+// subquery does not parse.
+type inPlaceholder struct {
+	name string
+	rel  *Relation
+	edit edit
+	toks []Token
+	err  *Error
+}
+
+// inRelation reads the subquery of `x [NOT] IN (subquery)` whose '(' is
+// r.toks[i] as a relation (SPEC 2.6: every operator composes with every
+// other) when it is more than a SELECT of one stream, which the planner
+// lowers to a semi or anti join (SPEC 2.2) itself: a UNION [ALL], a join
+// of relations in its FROM, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT or a
+// WITH. The query around it then reads `x IN (SELECT * FROM placeholder)`,
+// written over the subquery's text (padded with spaces, so every other
+// offset stays exact). It returns nil when the subquery is none of these,
+// or too short to hold that text; n is the number of tokens after r.toks[i]
+// that it replaced.
+func (ps *parseState) inRelation(all []Token, r *region, i int) (*inPlaceholder, int) {
+	toks := r.toks
+	if i+1 >= len(toks) || !(toks[i+1].is("SELECT") || toks[i+1].is("WITH") || toks[i+1].isOp("(")) {
+		return nil, 0
+	}
+	closeAt := r.closing(i)
+	if closeAt < 0 {
+		return nil, 0
+	}
+	relational := toks[i+1].is("WITH") || toks[i+1].isOp("(")
+	for j := i + 1; j < closeAt && !relational; j++ {
+		if r.depth[j] != r.depth[i]+1 {
+			continue
+		}
+		t := toks[j]
+		relational = t.is("UNION") || t.is("EXCEPT") || t.is("INTERSECT") || t.is("GROUP") || t.is("HAVING") ||
+			t.is("ORDER") || t.is("LIMIT") || t.is("DISTINCT") && toks[j-1].is("SELECT") ||
+			r.ctx[j] == clFrom && (t.is("JOIN") || t.is("STRAIGHT_JOIN") || t.isOp(","))
+	}
+	if !relational {
+		return nil, 0
+	}
+	t := toks[i]
+	name := "$" + strconv.FormatInt(int64(t.Offset), 36)
+	head := "(SELECT * FROM `" + name + "`"
+	end := toks[closeAt].End()
+	if len(head)+1 > end-t.Offset {
+		return nil, 0
+	}
+	inner := toks[i+1 : closeAt]
+	rel, err := ps.relation(all, inner, inner[0].Offset, toks[closeAt].Offset)
+	ph := &inPlaceholder{name: name, rel: rel, err: err,
+		edit: edit{t.Offset, end, head + strings.Repeat(" ", end-t.Offset-len(head)-1) + ")"},
+		toks: []Token{t, {Kind: TokIdent, Text: "SELECT", Offset: t.Offset + 1}, {Kind: TokOp, Text: "*", Offset: t.Offset + 8},
+			{Kind: TokIdent, Text: "FROM", Offset: t.Offset + 10}, {Kind: TokQuotedIdent, Text: "`" + name + "`", Offset: t.Offset + 15}, toks[closeAt]}}
+	return ph, closeAt - i
 }
 
 // windowTableArg reports whether the '(' at toks[i] opens a window TVF's
@@ -201,7 +281,14 @@ func (ps *parseState) unionAll(all []Token, parts [][]Token, start, end int) (*R
 			return nil, err
 		}
 		if sel.Side != "" || sel.Stream != "" {
-			return nil, Errorf(sel.SidePos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a subquery, WITH definition, view or UNION ALL part")
+			into, pos := "INTO SIDE '"+sel.Side+"'", sel.SidePos
+			if sel.Stream != "" {
+				into, pos = "INTO STREAM "+sel.Stream, sel.StreamPos
+			}
+			if len(parts) > 1 { // (SPEC 2.1: a branch routes the rows of the one relation it reads)
+				return nil, Errorf(pos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a UNION ALL part: a side branch takes the rows of the one relation it reads; write the branch over the union, SELECT * %s FROM (SELECT … UNION ALL SELECT …) AS u [WHERE …], or one branch per part, each %s", into, into)
+			}
+			return nil, Errorf(pos, "INTO SIDE and INTO STREAM stand in the outermost query only, not in a subquery, WITH definition or view: write it in the query that reads them")
 		}
 		if sel.Late != "" {
 			return nil, Errorf(sel.LatePos, "LATE INTO SIDE stands in the outermost query only: a subquery's late rows go to the default late output")
@@ -438,6 +525,9 @@ func (ps *parseState) withQuery(all, toks []Token, start, end int) (*Select, *Er
 			return nil, Errorf(at, "expected a name after WITH: WITH q AS (SELECT ...) SELECT ... FROM q")
 		}
 		nt := toks[i]
+		if i == 1 && nt.is("RECURSIVE") && nt.Kind == TokIdent && i+1 < len(toks) && !toks[i+1].is("AS") {
+			return nil, Errorf(nt.Offset, "WITH RECURSIVE is not supported (nor in Flink SQL): a stream query does not recurse; write WITH q AS (SELECT ...) without RECURSIVE")
+		}
 		if i+2 >= len(toks) || !toks[i+1].is("AS") || !toks[i+2].isOp("(") {
 			at := end
 			if i+1 < len(toks) {

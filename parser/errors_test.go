@@ -57,7 +57,19 @@ func TestParseErrors(t *testing.T) {
 		{"CREATE VIEW v (a) AS SELECT 1", "a view's columns are named by its query", "(", 0},
 		{"CREATE VIEW v", "expected AS after the view's name", "$", 0},
 		{"SELECT * FROM (SELECT a FROM t INTO SIDE 'x') AS q", "INTO SIDE and INTO STREAM stand in the outermost query only", "'x'", 0},
+		{"SELECT a FROM t UNION ALL SELECT b FROM u INTO SIDE 'x'", "not in a UNION ALL part: a side branch takes the rows of the one relation it reads; write the branch over the union, SELECT * INTO SIDE 'x' FROM (SELECT … UNION ALL SELECT …) AS u", "'x'", 0},
+		{"SELECT a INTO STREAM s FROM t UNION ALL SELECT b FROM u", "or one branch per part, each INTO STREAM s", "s", 0},
 		{"SELECT a FROM t EXCEPT SELECT b FROM u", "EXCEPT is not supported", "EXCEPT", 0},
+		// LATE INTO SIDE names one or two late outputs: the name too many, or
+		// an unquoted second one, is the cause, not the clause's place
+		{"SELECT a.x FROM a JOIN b ON a.k = b.k LATE INTO SIDE 'x', 'y', 'z'", "names at most two late outputs, one per input of a join", ", 'z'", 0},
+		{"SELECT a.x FROM a JOIN b ON a.k = b.k LATE INTO SIDE 'x', y", "two quoted names", ", y", 0},
+		{"SELECT a.x FROM a JOIN b ON a.k = b.k LATE INTO SIDE 'x' LIMIT 3", "is the query's last clause: move it to the end", "LATE", 0},
+		// WITH RECURSIVE: not supported, at RECURSIVE (it was taken for the
+		// WITH name: "expected AS ( after RECURSIVE")
+		{"WITH RECURSIVE r AS (SELECT 1 AS n) SELECT * FROM r", "WITH RECURSIVE is not supported", "RECURSIVE", 0},
+		// two window TVFs in one FROM: how to write a window join
+		{"SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(t), INTERVAL '1' SECOND)) l JOIN TABLE(TUMBLE(TABLE b, DESCRIPTOR(t), INTERVAL '1' SECOND)) r ON l.k = r.k", "read each in a subquery", "TABLE(TUMBLE(TABLE b", 0},
 		{"CREATE", "expected STREAM", "$", 0},
 		{"UPDATE t SET a = 1", "append-only", "UPDATE", 0},
 		{"DELETE FROM t", "append-only", "DELETE", 0},

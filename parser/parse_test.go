@@ -261,8 +261,10 @@ func TestSemiAntiJoin(t *testing.T) {
 		{"SELECT * FROM a, b SEMI JOIN c ON b.x = c.x", map[string]JoinKind{"b": InnerJoin, "c": SemiJoin}, map[string]string{"b": ","}},
 		{"SELECT * FROM a SEMI JOIN b ON a.x = b.x, c", map[string]JoinKind{"b": SemiJoin, "c": InnerJoin}, nil},
 		{"SELECT * FROM a ANTI JOIN b USING (k)", map[string]JoinKind{"b": AntiJoin}, nil},
+		// (an IN subquery with a join is read as a relation, its joins its
+		// Select's: TestInSubqueryRelation; EXISTS keeps its own)
 		{"SELECT * FROM a WHERE a.x IN (SELECT b.x FROM b ANTI JOIN c ON b.y = c.y) AND EXISTS (SELECT 1 FROM d JOIN e ON d.k = e.k)",
-			map[string]JoinKind{"c": AntiJoin, "e": InnerJoin}, nil},
+			map[string]JoinKind{"e": InnerJoin}, nil},
 		// (a subquery in FROM is parsed on its own: its joins are its Select's, SPEC 2.6)
 		{"SELECT * FROM (SELECT a.* FROM a SEMI JOIN b ON a.k = b.k) AS t JOIN c ON t.k = c.k",
 			map[string]JoinKind{"c": InnerJoin}, nil},
@@ -617,6 +619,66 @@ func TestRewrittenOperatorsTakeImplicitAliases(t *testing.T) {
 					t.Errorf("%s: fields %d, first alias %q, want %q", src, len(fields), fields[0].AsName.O, want)
 				}
 			}
+		}
+	}
+}
+
+// TestInSubqueryRelation: the subquery of `x [NOT] IN (…)` that is more
+// than a SELECT of one stream (a join, UNION ALL, GROUP BY, HAVING,
+// DISTINCT, ORDER BY, LIMIT, WITH) is read as a relation, as a subquery in
+// FROM (SPEC 2.6): TiDB sees `x IN (SELECT * FROM placeholder)` and the
+// Select's Derived holds the subquery, with its own joins; every offset
+// after it stays exact. A plain one, and EXISTS (which correlates), are
+// left to the planner's semi/anti join as they are.
+func TestInSubqueryRelation(t *testing.T) {
+	for _, tc := range []struct {
+		src      string
+		relation bool
+	}{
+		{"SELECT * FROM a WHERE a.x IN (SELECT b.x FROM b ANTI JOIN c ON b.y = c.y) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x NOT IN (SELECT x FROM b UNION ALL SELECT x FROM c) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x IN (SELECT x FROM b GROUP BY x HAVING COUNT(*) > 1) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x IN (SELECT DISTINCT x FROM b) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x IN (SELECT b.x FROM b, c WHERE b.y = c.y) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x IN (WITH q AS (SELECT x FROM b) SELECT x FROM q) AND a.z > 1", true},
+		{"SELECT * FROM a WHERE a.x IN (SELECT x FROM b WHERE b.y = a.y) AND a.z > 1", false},
+		{"SELECT * FROM a WHERE a.x IN (SELECT x FROM (SELECT x FROM b) q) AND a.z > 1", false},
+		{"SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b JOIN c ON b.y = c.y WHERE b.x = a.x) AND a.z > 1", false},
+	} {
+		sel := parseOne(t, tc.src).(*Select)
+		var rel *Relation
+		for _, r := range sel.Derived {
+			if r.Start == at(t, tc.src, "IN (", 0)+len("IN (") {
+				rel = r
+			}
+		}
+		if (rel != nil) != tc.relation {
+			t.Errorf("%q: read as a relation %v, want %v (%v)", tc.src, rel != nil, tc.relation, sel.Derived)
+			continue
+		}
+		if rel != nil {
+			if len(rel.Selects) == 0 {
+				t.Errorf("%q: a relation of no SELECT", tc.src)
+			}
+			if strings.Contains(tc.src, "ANTI JOIN c") {
+				kinds := map[JoinKind]bool{}
+				for _, k := range rel.Selects[0].Joins {
+					kinds[k] = true
+				}
+				if !kinds[AntiJoin] {
+					t.Errorf("%q: the relation's joins %v lack its ANTI JOIN", tc.src, rel.Selects[0].Joins)
+				}
+			}
+		}
+		// the conjunct after it is where it was written
+		var z *ast.ColumnNameExpr
+		for _, c := range collect[*ast.ColumnNameExpr](sel.Query) {
+			if c.Name.Name.L == "z" {
+				z = c
+			}
+		}
+		if z == nil || sel.Locate(z) != strings.LastIndex(tc.src, "a.z") {
+			t.Errorf("%q: a.z not found at its offset %d", tc.src, strings.LastIndex(tc.src, "a.z"))
 		}
 	}
 }

@@ -521,7 +521,7 @@ func (ps *parseState) rewrite(r *region, mode rwMode, prefix string) (*rewritten
 		case t.is("TABLE") && next.isOp("(") && mode == modeSelect && i > 0 && r.ctx[i] == clFrom &&
 			(toks[i-1].is("FROM") || toks[i-1].is("JOIN") || toks[i-1].isOp(",")):
 			if rw.window != nil {
-				return nil, Errorf(t.Offset, "a query reads one window function")
+				return nil, Errorf(t.Offset, "a query reads one window function; to join two windowed relations (a window join, SPEC 2.7), read each in a subquery, as Flink's docs write it: FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, …))) l JOIN (SELECT * FROM TABLE(TUMBLE(TABLE b, …))) r ON … AND l.window_start = r.window_start AND l.window_end = r.window_end")
 			}
 			w, closeAt, err := windowTVF(ps.src, r, i)
 			if err != nil {

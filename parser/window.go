@@ -244,6 +244,14 @@ func lateClause(r *region) (int, *Error) {
 			return i, nil
 		}
 		if i+4 != len(toks) {
+			if toks[i+4].isOp(",") && i+6 <= len(toks) && toks[i+5].Kind == TokString {
+				// (LATE INTO SIDE 'x', 'y', 'z', or 'x', 'y' before another clause)
+				if i+6 < len(toks) && toks[i+6].isOp(",") {
+					return -1, Errorf(toks[i+6].Offset, "LATE INTO SIDE names at most two late outputs, one per input of a join in FROM order (SPEC 2.7): remove the third name")
+				}
+			} else if toks[i+4].isOp(",") {
+				return -1, Errorf(toks[i+4].Offset, "LATE INTO SIDE 'x', 'y' names a join's two late outputs with two quoted names (SPEC 2.7)")
+			}
 			return -1, Errorf(t.Offset, "LATE INTO SIDE '%s' is the query's last clause: move it to the end (after LIMIT and a side branch's INTO SIDE)", termtext.Shorten(toks[i+3].Value(), 30))
 		}
 		return i, nil

@@ -135,6 +135,15 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		for _, st := range []*catalog.Stream{left, right} {
 			if st.Watermark == nil {
 				missing = append(missing, st.Name)
+				if d := plan.DerivedOf(st); d != nil {
+					// a relation (SPEC 2.6) has event time through its
+					// streams' WATERMARK columns, not a WATERMARK of its own
+					what := d.Kind + " " + st.Name
+					if strings.EqualFold(d.Kind, st.Name) {
+						what = d.Kind // (a subquery in FROM, named by its kind)
+					}
+					return nil, parser.Errorf(pos, "the %s is unbounded, so the join decides by event time and needs it on both sides, but it has none: select its stream's WATERMARK column in it (an unbounded GROUP BY gives rows without event time), or read a bounded relation", what)
+				}
 			}
 		}
 		if len(missing) > 0 {

@@ -345,7 +345,7 @@ func rules() []selectRule {
 func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.Stream, string, error) {
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
-		return nil, "", parser.Errorf(pos(ts), "FROM needs a stream name (subqueries in FROM are not supported)")
+		return nil, "", parser.Errorf(pos(ts), "FROM needs a stream, a view, a WITH name or a subquery (SELECT ...) AS name here; a LATERAL subquery (correlated with the FROM before it) is not supported: join the relation on its key instead")
 	}
 	if tn.Schema.O != "" {
 		return nil, "", parser.Errorf(pos(tn), "stream names have no schema part: write %s", tn.Name.O)

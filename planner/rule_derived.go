@@ -828,7 +828,11 @@ func cascadeWindow(sp *selectPlan) *Window {
 // their late rows are the job's): an output of the same name and columns is
 // shared; a name taken with other columns gets, as a suffix, the name the
 // job reads the relation by (late-<alias or relation name>, as SPEC 2.7
-// names a join's late outputs; readAs).
+// names a join's late outputs; readAs), or, for a subquery or UNION ALL
+// read without an alias, the name its part reads its own input by (the
+// part's stream name or alias, late-p for a part over stream p, as a join
+// input's default late-<alias> is made), not the placeholder "subquery"
+// no query writes (unaliasedName).
 func ruleDerivedJob(j *Job) {
 	for _, st := range j.Streams() {
 		d := plan.DerivedOf(st)
@@ -837,6 +841,10 @@ func ruleDerivedJob(j *Job) {
 		}
 		rel := readAs(j, st)
 		for _, part := range d.Parts {
+			rel := rel
+			if d.Name == unaliasedName && strings.EqualFold(rel, unaliasedName) && part.Stream != nil {
+				rel = readAs(part, part.Stream)
+			}
 			if j.DerivedOutputs == nil {
 				j.DerivedOutputs = map[*Job][]int{}
 			}

@@ -38,17 +38,20 @@ func ruleInToSemiJoin(sp *selectPlan) error {
 // EXISTS (subquery) to a join (SPEC 2.2: the same plan as SEMI / ANTI JOIN); it
 // returns nil for other conjuncts.
 func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.Node) int) (*Join, error) {
-	for {
-		par, ok := c.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		c = par.Expr
-	}
+	c = unparen(c)
 	not := false
 	if u, ok := c.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
-		if _, ok := u.V.(*ast.ExistsSubqueryExpr); ok {
-			not, c = true, u.V
+		switch x := unparen(u.V).(type) {
+		case *ast.ExistsSubqueryExpr:
+			not, c = true, x
+		case *ast.PatternInExpr:
+			// NOT (x IN (subquery)) is x NOT IN (subquery), SQL's
+			// definition of NOT IN (its three-valued rule included)
+			if x.Sel != nil {
+				flipped := *x
+				flipped.Not = !x.Not
+				c = &flipped
+			}
 		}
 	}
 	var sub *ast.SubqueryExpr
@@ -71,7 +74,9 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 		q, _ = sub.Query.(*ast.SelectStmt)
 	}
 	if q == nil || q.From == nil || q.From.TableRefs.Right != nil {
-		return nil, parser.Errorf(pos(c), "the subquery must read one stream: (SELECT col FROM stream [WHERE ...])")
+		// (an IN subquery that joins or unions is read as a relation: the
+		// parser's inRelation; EXISTS correlates with the query around it)
+		return nil, parser.Errorf(pos(c), "the subquery must read one relation: (SELECT col FROM r [WHERE ...]), r a stream, a view or a subquery in FROM; for a join or UNION ALL, read a view or a subquery of it: EXISTS (SELECT 1 FROM (SELECT ... FROM a JOIN b ON ...) AS j WHERE j.k = ...)")
 	}
 	if q.GroupBy != nil || q.Having != nil || q.Limit != nil || q.OrderBy != nil {
 		return nil, parser.Errorf(pos(c), "the subquery may not have GROUP BY, HAVING, ORDER BY or LIMIT")
@@ -96,10 +101,19 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	var keys [][2]ast.ExprNode
 	text := "EXISTS subquery on " + rname
 	if in != nil {
-		if len(q.Fields.Fields) != 1 || q.Fields.Fields[0].WildCard != nil {
+		if len(q.Fields.Fields) != 1 {
 			return nil, parser.Errorf(pos(c), "IN (subquery) needs a subquery that selects one column")
 		}
-		keys = [][2]ast.ExprNode{{in.Expr, q.Fields.Fields[0].Expr}}
+		key := q.Fields.Fields[0].Expr
+		if q.Fields.Fields[0].WildCard != nil {
+			// SELECT * of a relation of one column: that column (an IN
+			// subquery read as a relation, parser.inRelation, is one)
+			if len(rst.Columns) != 1 {
+				return nil, parser.Errorf(pos(c), "IN (subquery) needs a subquery that selects one column; it selects %d", len(rst.Columns))
+			}
+			key = &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(rname), Name: ast.NewCIStr(rst.Columns[0].Name)}}
+		}
+		keys = [][2]ast.ExprNode{{in.Expr, key}}
 		text = "IN subquery on " + rname
 		if not {
 			text = "NOT " + text

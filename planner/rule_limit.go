@@ -31,18 +31,31 @@ func offsetText(l *ast.Limit) string {
 	return "LIMIT with an offset is not supported on a stream: number the rows and keep a range of them instead, SELECT … FROM (SELECT …, ROW_NUMBER() OVER (ORDER BY …) AS rn FROM …) WHERE rn BETWEEN " + from + " AND " + to
 }
 
+// branchLimit refuses the LIMIT of a side branch's query sp (SPEC 2.1:
+// LIMIT is the main query's only), also one after its ORDER BY, with an
+// error at LIMIT; nil for a main query or one without LIMIT.
+func branchLimit(sp *selectPlan) error {
+	q, sel := sp.q, sp.sel
+	switch {
+	case q.Limit == nil:
+		return nil
+	case sel.Side != "":
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s': %s", sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
+	case sel.Stream != "":
+		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s: %s", sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
+	}
+	return nil
+}
+
 // ruleLimit compiles LIMIT n of the main query (SPEC 2: a non-negative integer
 // literal, no offset; side branches have none) into Branch.Limit.
 func ruleLimit(sp *selectPlan) error {
-	q, sel := sp.q, sp.sel
+	q := sp.q
 	if q.Limit == nil {
 		return nil
 	}
-	if sel.Side != "" {
-		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on side branch '%s': %s", sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
-	}
-	if sel.Stream != "" {
-		return parser.Errorf(sp.pos(q.Limit), "LIMIT is allowed on the main query only, not on the branch INTO STREAM %s: %s", sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
+	if err := branchLimit(sp); err != nil {
+		return err
 	}
 	what := updatingOperator(sp)
 	if d := plan.DerivedOf(sp.st); what == "" && d != nil && readsOnlyChanges(sp) {

@@ -227,20 +227,6 @@ func asMainQuery(into string) string {
 	return "write it without " + into + ", as a main query of its own (a job of its own, whose rows go to stdout)"
 }
 
-// refuseRankTarget refuses the targets an operator of SPEC 2.9 cannot feed
-// yet: side branches and sinks (what here is the operator's shape, at pos).
-func refuseRankTarget(sel *parser.Select, pos int, what string) error {
-	switch {
-	case sel.Side != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in side branch '%s': %s", what, sel.Side, asMainQuery("INTO SIDE '"+sel.Side+"'"))
-	case sel.Stream != "":
-		return parser.Errorf(pos, "%s is allowed in the main query only, not in the branch INTO STREAM %s: %s", what, sel.Stream, asMainQuery("INTO STREAM "+sel.Stream))
-	case sel.Insert != "":
-		return parser.Errorf(sel.InsertPos, "INSERT INTO %s from %s is not supported yet: run the query to stdout or --side-dir", sel.Insert, what)
-	}
-	return nil
-}
-
 // inner is the query under a Rank: its plan, and the column of each hidden
 // expression.
 type inner struct {
@@ -267,7 +253,7 @@ func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.Ex
 	}
 	nq.Fields = fields
 	ns := *sel
-	ns.Insert, ns.InsertColumns = "", nil // (a Top-N's sink takes the operator's output: rankSink)
+	ns.Insert, ns.InsertColumns, ns.Stream = "", nil, "" // (a Top-N's sink takes the operator's output: rankSink)
 	ns.Query = &nq
 	if ns.Window != nil && ns.Window.InSubquery && q != sel.Query { // (the subquery's window: here its own)
 		w := *ns.Window
@@ -367,6 +353,14 @@ func (in *inner) arrivalOrder(r *plan.Rank) (only, found bool) {
 	return false, false
 }
 
+// readsChanges reports whether the rows in's operator ranks are changes
+// (SPEC 2.8: -U/+U/-D): its stream's or relation's (readsChanges), or its
+// own query's updating GROUP BY's (ORDER BY … LIMIT over it: a Top-N that
+// takes the old row of each -U back, as Flink's retracting Rank does).
+func (in *inner) readsChanges() bool {
+	return in.sp.st != nil && readsChanges(in.sp.st) || in.b.Agg != nil && in.b.Agg.Updating
+}
+
 // finish makes in's branch the query's: its visible columns are those output
 // picks from the operator's output (names given), the operator is r.
 func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *Branch {
@@ -378,7 +372,7 @@ func (in *inner) finish(r *plan.Rank, names []string, outTypes []catalog.Type) *
 	r.Types = in.types()
 	r.InColumns = b.Columns
 	b.Columns = cols
-	if r.Kind == plan.RankTopN && in.sp.st != nil && readsChanges(in.sp.st) {
+	if r.Kind == plan.RankTopN && in.readsChanges() {
 		r.Retract = true // (SPEC 2.8: its input's -U and -D take rows back)
 		r.State = "every live row of its input (an updating input: a row taken back lets the next one in)"
 	}
@@ -428,11 +422,6 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 			}
 			return nil, parser.Errorf(iloc.pos(f), "a Top-N's subquery has one ranking function (ROW_NUMBER, RANK or DENSE_RANK) and no other OVER call")
 		}
-	}
-	tsel := *sel
-	tsel.Insert = "" // (INSERT INTO takes a Top-N's changes: rankSink)
-	if err := refuseRankTarget(&tsel, iloc.pos(wf), "a Top-N"); err != nil {
-		return nil, err
 	}
 	if rf.AsName.O == "" {
 		return nil, parser.Errorf(iloc.pos(wf), "name the rank with AS, e.g. %s() OVER (…) AS rn, and keep the rows with WHERE rn <= N", strings.ToUpper(wf.Name))
@@ -622,7 +611,10 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 		// proctime deduplication keeping the first row is insert-only
 		r.Updating = false
 	}
-	if sel.Insert != "" {
+	if sel.Side != "" { // (a side branch: it takes its rows by the subquery's WHERE, first match, SPEC 2.1)
+		b.Side, b.SidePos = sel.Side, sel.SidePos
+	}
+	if sel.Insert != "" || sel.Stream != "" {
 		if err := p.rankSink(sel, in, b); err != nil {
 			return nil, err
 		}
@@ -630,22 +622,30 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 	return b, nil
 }
 
-// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N or an OVER
-// aggregation (SPEC 2.5, 2.9): the operator's output columns go to s's by
+// rankSink binds the sink of INSERT INTO s SELECT … over a Top-N, an OVER
+// aggregation or ORDER BY, or of such a side branch INTO STREAM s (SPEC
+// 2.5, 2.9): the operator's output columns go to s's by
 // position, each of the same type, and an updating Top-N needs a sink that
 // takes changes (SPEC 2.8: upsert-kafka, or a changelog format), as
 // ruleSink checks a query's. A column list after s is refused (select the
 // columns in s's order). Errors are *parser.Error at s's name.
 func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
-	pos := sel.InsertPos
-	st, err := p.sinkStream(sel.Insert, pos)
+	name, pos, what := sel.Insert, sel.InsertPos, "INSERT INTO "
+	if sel.Stream != "" { // (a side branch into a sink, SPEC 2.5: its rows or changes go there)
+		name, pos, what = sel.Stream, sel.StreamPos, "INTO STREAM "
+		b.Side, b.SidePos = sel.Stream, sel.StreamPos
+	}
+	st, err := p.sinkStream(name, pos)
 	if err != nil {
 		return err
 	}
-	what, op := "INSERT INTO "+st.Name, "a Top-N"
-	over := b.Rank.Kind == plan.RankOver
-	if over {
+	what, op := what+st.Name, "a Top-N"
+	over, sorted := b.Rank.Kind == plan.RankOver, b.Rank.Kind == plan.RankSort || b.Rank.Kind == plan.RankTimeSort
+	switch {
+	case over:
 		op = "an OVER aggregation"
+	case sorted:
+		op = "ORDER BY"
 	}
 	if sel.InsertColumns != nil {
 		return parser.Errorf(pos, "%s (%s) over %s: name no columns; select its columns in the order of %s's", what, strings.Join(sel.InsertColumns, ", "), op, st.Name)
@@ -661,8 +661,11 @@ func (p *Planner) rankSink(sel *parser.Select, in *inner, b *Branch) error {
 	for i, c := range st.Columns {
 		if got := b.Columns[i]; got.Type != c.Type {
 			hint := fmt.Sprintf("write CAST(%s AS %s) in the Top-N's subquery", got.Name, c.Type)
-			if over {
+			switch {
+			case over:
 				hint = fmt.Sprintf("declare %s.%s as %s", st.Name, c.Name, got.Type)
+			case sorted:
+				hint = fmt.Sprintf("write CAST(%s AS %s) in the select list", got.Name, c.Type)
 			}
 			return parser.Errorf(pos, "%s: column %d (%s) is %s but %s.%s is %s; %s", what, i+1, got.Name, got.Type, st.Name, c.Name, c.Type, hint)
 		}
@@ -808,11 +811,6 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	fw := first.Expr.(*ast.WindowFuncExpr)
 	if _, ok := rankFuncs[strings.ToLower(fw.Name)]; ok {
 		return nil, parser.Errorf(loc.pos(fw), "%s() OVER (…) ranks rows for a Top-N: write SELECT … FROM (SELECT …, %s() OVER (PARTITION BY … ORDER BY …) AS rn FROM …) WHERE rn <= N (in a join, or over a WITH name or a view, the reader's WHERE may bound it: … t JOIN u ON … WHERE t.rn <= N, SELECT … FROM v WHERE rn <= N)", strings.ToUpper(fw.Name), strings.ToUpper(fw.Name))
-	}
-	osel := *sel
-	osel.Insert = "" // (INSERT INTO takes the OVER aggregation's rows: rankSink)
-	if err := refuseRankTarget(&osel, loc.pos(fw), "an OVER aggregation"); err != nil {
-		return nil, err
 	}
 	switch {
 	case q.GroupBy != nil || q.Having != nil:
@@ -1021,7 +1019,7 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	r.Text = fmt.Sprintf("%s%s order by %s %s", strings.Join(aggs, ", "), per, restoreText(ob.Expr), frame)
 	r.State = "the rows held until the watermark passes them, and each partition's rows in its frame"
 	b := in.finish(r, names, outTypes)
-	if sel.Insert != "" {
+	if sel.Insert != "" || sel.Stream != "" {
 		if err := p.rankSink(sel, in, b); err != nil {
 			return nil, err
 		}
@@ -1079,7 +1077,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	loc := &selectPlan{p: p, sel: sel, q: q}
 	loc.start, _ = sel.Span()
 	obPos := loc.pos(q.OrderBy)
-	if err := refuseRankTarget(sel, obPos, "ORDER BY"); err != nil {
+	if err := branchLimit(loc); err != nil {
 		return nil, err
 	}
 	var hide []ast.ExprNode
@@ -1167,7 +1165,7 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	if limit >= 0 {
 		lim = fmt.Sprintf(" limit %d", limit)
 	}
-	changes := readsChanges(st) // (SPEC 2.8: its rows are -U/+U/-D changes, not a table's rows)
+	changes := in.readsChanges() // (SPEC 2.8: its rows are -U/+U/-D changes, not a table's rows)
 	if r.Bounded && p.Streaming && (limit >= 0 || changes) {
 		r.Bounded = false // SET 'execution.runtime-mode' = 'streaming': a Top-N, updating, as over an unbounded input
 	}
@@ -1236,7 +1234,13 @@ func (p *Planner) planOrderBy(sel *parser.Select) (*Branch, error) {
 	for i := range names {
 		names[i] = in.b.Columns[i].Name
 	}
-	return in.finish(r, names, types), nil
+	b := in.finish(r, names, types)
+	if sel.Insert != "" || sel.Stream != "" { // (its rows, in order, or a Top-N's changes: rankSink)
+		if err := p.rankSink(sel, in, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // orderItemsByAlias gives the final ORDER BY's items with the null-ordering
@@ -1276,8 +1280,15 @@ func orderItemsByAlias(q *ast.SelectStmt) []*ast.ByItem {
 // relation's a deduplication planned over its stream reads
 // (plan.Rank.LateColumns).
 func ruleRankJob(j *Job) {
-	b := j.Main
-	if b == nil || b.Rank == nil {
+	for _, b := range j.AllBranches() { // (the main query's, and a side branch's: SPEC 2.1 with 2.9)
+		rankLateOutput(j, b)
+	}
+}
+
+// rankLateOutput gives branch b of j, when its Rank routes late rows, the
+// job's default late output (ruleRankJob).
+func rankLateOutput(j *Job, b *Branch) {
+	if b.Rank == nil {
 		return
 	}
 	switch b.Rank.Kind {
@@ -1292,15 +1303,15 @@ func ruleRankJob(j *Job) {
 	default:
 		return
 	}
+	cols := j.Stream.Columns
+	if b.Rank.LateColumns != nil { // (a relation's rows: ruleInlineView)
+		cols = b.Rank.LateColumns
+	}
 	for k, o := range j.Outputs {
 		if o.Name == DefaultLate && o.Late {
 			b.Rank.LateOutput = k
 			return
 		}
-	}
-	cols := j.Stream.Columns
-	if b.Rank.LateColumns != nil { // (a relation's rows: ruleInlineView)
-		cols = b.Rank.LateColumns
 	}
 	b.Rank.LateOutput = len(j.Outputs)
 	j.Outputs = append(j.Outputs, Output{Name: DefaultLate, Columns: cols, Late: true})

@@ -26,7 +26,10 @@ import (
 // An INNER join's ON condition does the same to the outer joins inside
 // its inputs (a LEFT JOIN b ON … JOIN c ON c.k = b.k: c.k = b.k is not
 // TRUE for a row b pads, so the INNER join drops it): "(ON c.k = b.k
-// rejects NULL rows)".
+// rejects NULL rows)". So does an outer join's ON to the outer joins
+// inside the input it does not preserve ((a LEFT JOIN b ON …) RIGHT JOIN
+// c ON c.k = b.k: a padded row of b matches no c, and a RIGHT join outputs
+// only the left rows that match; onRejects).
 //
 // It looks at sel's own WHERE over the joins of its FROM, and pushes it
 // into the FROM entries that read a subquery or WITH name of one SELECT
@@ -169,6 +172,26 @@ type ojSide struct {
 	on     []string
 }
 
+// onRejects returns the range [lo, hi) of the padded sides (ojLeaves'
+// sides) that join x's ON may reject the NULL rows of: first to midSide
+// are the sides of the outer joins inside x's left input, midSide to end
+// those inside its right input. An INNER join drops a row of either input
+// that its ON is not TRUE for; a LEFT join does so only to its right
+// input's rows, a RIGHT join only to its left input's (the preserved input
+// keeps every row, padded when the ON matches nothing); a FULL join
+// preserves both (SQL's outer joins, SPEC 2.7).
+func onRejects(x *ast.Join, full bool, first, midSide, end int) (lo, hi int) {
+	switch {
+	case x.On == nil || full:
+		return 0, 0
+	case x.Tp == ast.LeftJoin:
+		return midSide, end
+	case x.Tp == ast.RightJoin:
+		return first, midSide
+	}
+	return first, end
+}
+
 // ojLeaves appends the FROM entries of tree n (of sel) to leaves, and the
 // sides of its outer joins that are padded to sides, each with the entries
 // under it.
@@ -187,14 +210,16 @@ func (p *Planner) ojLeaves(sel *parser.Select, n ast.ResultSetNode, leaves *[]*o
 		full := k == parser.FullJoin
 		start, first := len(*leaves), len(*sides)
 		p.ojLeaves(sel, x.Left, leaves, sides)
-		mid := len(*leaves)
+		mid, midSide := len(*leaves), len(*sides)
 		p.ojLeaves(sel, x.Right, leaves, sides)
-		if !full && x.Tp != ast.LeftJoin && x.Tp != ast.RightJoin && x.On != nil {
+		if lo, hi := onRejects(x, full, first, midSide, len(*sides)); lo < hi {
 			// an INNER join's ON filters the rows of its inputs as a WHERE
 			// over them would: it rejects the padded rows of the outer
-			// joins inside them as that WHERE would
+			// joins inside them as that WHERE would; an outer join's ON
+			// does so in the input it does not preserve (a row of it the
+			// ON is not TRUE for is not output)
 			sub := (*leaves)[start:]
-			for i := first; i < len(*sides); i++ {
+			for i := lo; i < hi; i++ {
 				s := &(*sides)[i]
 				for _, c := range conjuncts(x.On.Expr, nil) {
 					if rejectsNulls(c, func(col *ast.ColumnNameExpr) maybe {
@@ -372,8 +397,9 @@ const (
 // list, LIKE or arithmetic on such a column is NULL; IS NOT NULL is FALSE;
 // an AND rejects when one of its terms does, an OR when each does, NOT
 // when its operand is NULL or TRUE (NOT (x IS NULL)). IS NULL, IS
-// [NOT] DISTINCT FROM (<=>), COALESCE, IFNULL, CASE and every other
-// function call may give a value for NULL, so they reject nothing.
+// [NOT] DISTINCT FROM (<=>), COALESCE, IFNULL, CASE and every function
+// call but CAST and those of strictFuncs (NULL when an argument is NULL)
+// may give a value for NULL, so they reject nothing.
 func rejectsNulls(c ast.ExprNode, col func(*ast.ColumnNameExpr) maybe) bool {
 	return nullness(c, col)&mayT == 0
 }
@@ -439,6 +465,16 @@ func nullness(e ast.ExprNode, col func(*ast.ColumnNameExpr) maybe) maybe {
 		return negIf(x.Not, strict(nullness(x.Expr, col)))
 	case *ast.FuncCastExpr:
 		return strict(nullness(x.Expr, col))
+	case *ast.FuncCallExpr:
+		if !strictFuncs[x.FnName.L] {
+			return anyValue
+		}
+		for _, a := range x.Args {
+			if nullness(a, col) == mayN {
+				return mayN
+			}
+		}
+		return anyValue
 	}
 	return anyValue
 }

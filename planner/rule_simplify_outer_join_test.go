@@ -138,6 +138,19 @@ func refEval(t *testing.T, e ast.ExprNode, ax refVal) refVal {
 		}
 		return in
 	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case "abs":
+			v := ev(x.Args[0])
+			if v.null || v.n >= 0 {
+				return v
+			}
+			return refVal{n: -v.n}
+		case "if":
+			if c := ev(x.Args[0]); !c.null && c.n != 0 {
+				return ev(x.Args[1])
+			}
+			return ev(x.Args[2])
+		}
 		if x.FnName.L == "coalesce" || x.FnName.L == "ifnull" {
 			for _, a := range x.Args {
 				if v := ev(a); !v.null {
@@ -170,12 +183,12 @@ func refCmp(a, b refVal, f func(a, b int64) bool) refVal {
 }
 
 // genWhere draws a random WHERE over a.x (the preserved side) and b.y, b.z
-// (the padded side): comparisons, arithmetic, IS [NOT] NULL, IS [NOT]
+// (the padded side): comparisons, arithmetic, ABS and IF calls, IS [NOT] NULL, IS [NOT]
 // TRUE/FALSE, BETWEEN, IN, <=>, COALESCE, CASE, NULL literals, AND, OR,
 // XOR and NOT.
 func genWhere(r *rand.Rand, depth int) string {
 	operand := func() string {
-		switch r.IntN(6) {
+		switch r.IntN(7) {
 		case 0:
 			return "a.x"
 		case 1:
@@ -186,6 +199,14 @@ func genWhere(r *rand.Rand, depth int) string {
 			return "NULL"
 		case 4:
 			return fmt.Sprintf("COALESCE(%s, %d)", []string{"a.x", "b.y", "b.z"}[r.IntN(3)], r.IntN(3))
+		case 5:
+			c := []string{"a.x", "b.y", "b.z"}[r.IntN(3)]
+			switch r.IntN(3) {
+			case 0:
+				return "ABS(" + c + ")" // (strict: strictFuncs)
+			case 1:
+				return fmt.Sprintf("IF(%s IS NULL, %d, %s)", c, r.IntN(3), c) // (not strict)
+			}
 		}
 		return fmt.Sprint(r.IntN(3))
 	}

@@ -183,7 +183,8 @@ func (s *scope) columnList(tbl string) string {
 }
 
 // unaliasedName is the name a subquery in FROM without an alias is read by
-// (SPEC 2.6: its late output is late-subquery). A query may qualify its
+// (its parts' late outputs are named by their own inputs instead:
+// ruleDerivedJob). A query may qualify its
 // columns with it, but no other engine reads it so (Flink names such a
 // subquery EXPR$n), so messages never suggest it (relText).
 const unaliasedName = "subquery"

@@ -17,7 +17,10 @@ import (
 // build side of IN, and a relation inside a relation; for each, the late
 // row of each stream reaches the output named, and EXPLAIN shows that
 // output's Sink, with the stream's columns, under that name (it showed the
-// part's own 'late', and the run wrote late-subquery).
+// part's own 'late', and the run wrote late-subquery). A part of a
+// subquery or UNION ALL read without an alias gives the suffix instead:
+// the name it reads its own input by (late-p for a part over p, late-pv
+// over view pv, late-q over a subquery q), as a join input's late-<alias>.
 func TestDerivedLateNames(t *testing.T) {
 	files := map[string]string{
 		"o.csv": "1,a,1000\n2,b,2000\n3,a,9000\n4,a,1500\n",         // 4 is late for its window
@@ -52,7 +55,9 @@ CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(T
 		{"window join of a subquery and a WITH name", "WITH w AS " + wp + " " + winJob + "w" + onR("w"), "late", "late-w1"},
 		{"interval join with a subquery", `SELECT o.id, r.m FROM o JOIN ` + wp + ` r ON o.k = r.k AND o.ts BETWEEN r.window_start AND r.window_end`, "late-o", "late"},
 		{"a UNION ALL in FROM", `SELECT k, COUNT(*) AS c FROM ` + union + ` u GROUP BY k`, "late", "late-u"},
-		{"a UNION ALL in FROM without an alias", `SELECT k, COUNT(*) AS c FROM ` + union + ` GROUP BY k`, "late", "late-subquery"},
+		{"a UNION ALL in FROM without an alias", `SELECT k, COUNT(*) AS c FROM ` + union + ` GROUP BY k`, "late", "late-p"},
+		{"a UNION ALL in FROM without an alias, over a view", `SELECT k, COUNT(*) AS c FROM (SELECT window_start, window_end, k FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k UNION ALL SELECT window_start, window_end, k FROM pv) GROUP BY k`, "late", "late-pv"},
+		{"a UNION ALL in FROM without an alias, over an aliased subquery", `SELECT k, COUNT(*) AS c FROM (SELECT window_start, window_end, k FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k UNION ALL SELECT window_start, window_end, k FROM ` + wp + ` q) GROUP BY k`, "late", "late-q"},
 		{"a subquery in IN", `SELECT window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE k IN (SELECT k FROM ` + wp + ` b) GROUP BY window_start, window_end`, "late", "late-b"},
 		{"a relation in a relation", `SELECT * FROM (SELECT k, COUNT(*) AS c FROM ` + union + ` u GROUP BY k) z`, "late", "late-u"},
 	} {

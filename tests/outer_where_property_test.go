@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,9 +88,9 @@ func owCmp(v *int64, op string, c int64) tv {
 }
 
 // owAtom draws one condition on a column of either side: ones a NULL never
-// passes (comparisons, IN, BETWEEN, LIKE, IS NOT NULL, arithmetic) and ones
-// it may (IS NULL, COALESCE, CASE, IS DISTINCT FROM, NOT IN's negation
-// through NOT).
+// passes (comparisons, IN, BETWEEN, LIKE, IS NOT NULL, arithmetic, the
+// strict calls ABS and UPPER) and ones it may (IS NULL, COALESCE, CASE, IS
+// DISTINCT FROM, NOT IN's negation through NOT, CONCAT_WS, IF).
 func owAtom(r *rand.Rand) owPred {
 	side := r.IntN(2)
 	col := func(row owRow) *int64 {
@@ -105,7 +106,7 @@ func owAtom(r *rand.Rand) owPred {
 		return n("y")
 	}
 	c, c2 := int64(r.IntN(6)), int64(r.IntN(6))
-	switch r.IntN(11) {
+	switch r.IntN(15) {
 	case 0, 1:
 		op := []string{"=", "<>", "<", "<=", ">", ">="}[r.IntN(6)]
 		return owPred{func(n func(string) string) string { return fmt.Sprintf("%s %s %d", name(n), op, c) }, func(row owRow) tv { return owCmp(col(row), op, c) }}
@@ -147,6 +148,31 @@ func owAtom(r *rand.Rand) owPred {
 		return owPred{func(n func(string) string) string { return fmt.Sprintf("%s IS DISTINCT FROM %d", name(n), c) }, func(row owRow) tv {
 			return tvOf(col(row) == nil || *col(row) != c)
 		}}
+	case 10: // (strict: NULL for a NULL argument)
+		return owPred{func(n func(string) string) string { return fmt.Sprintf("ABS(%s - 3) < %d", name(n), c) }, func(row owRow) tv {
+			if col(row) == nil {
+				return tvNull
+			}
+			return tvOf(max(*col(row)-3, 3-*col(row)) < c)
+		}}
+	case 11: // (strict)
+		k := fmt.Sprintf("K%d", c%3)
+		return owPred{func(n func(string) string) string { return fmt.Sprintf("UPPER(%s) = '%s'", owID(n, side), k) }, func(row owRow) tv {
+			if id := owIDOf(row, side); id != nil {
+				return tvOf(strings.ToUpper(*id) == k)
+			}
+			return tvNull
+		}}
+	case 12: // (not strict: CONCAT_WS skips a NULL, so a padded row has length 1)
+		return owPred{func(n func(string) string) string {
+			return fmt.Sprintf("CHAR_LENGTH(CONCAT_WS('-', %s, 'z')) = 1", owID(n, side))
+		}, func(row owRow) tv {
+			return tvOf(owIDOf(row, side) == nil)
+		}}
+	case 13: // (not strict: IF's NULL condition takes the else branch)
+		return owPred{func(n func(string) string) string { return fmt.Sprintf("IF(%s > %d, 1, 0) = 0", name(n), c) }, func(row owRow) tv {
+			return tvOf(col(row) == nil || *col(row) <= c)
+		}}
 	}
 	k := fmt.Sprintf("k%d", c%3)
 	return owPred{func(n func(string) string) string {
@@ -165,6 +191,22 @@ func owAtom(r *rand.Rand) owPred {
 		}
 		return tvOf(strings.HasPrefix(*id, k))
 	}}
+}
+
+// owID is the SQL name of side's id column (lid or rid) as n names it.
+func owID(n func(string) string, side int) string {
+	if side == 1 {
+		return n("rid")
+	}
+	return n("lid")
+}
+
+// owIDOf is row's id of side (NULL when that side is padded).
+func owIDOf(row owRow, side int) *string {
+	if side == 1 {
+		return row.rid
+	}
+	return row.lid
 }
 
 // owPredicate draws a WHERE of up to depth levels of AND, OR and NOT over
@@ -254,17 +296,7 @@ CREATE STREAM sinkout (lid VARCHAR, x BIGINT, rid VARCHAR, y BIGINT) WITH ('conn
 		}))
 		sub := fmt.Sprintf("SELECT v.lid, v.x, v.rid, v.y FROM (SELECT a.id AS lid, a.x, b.id AS rid, b.y FROM l a %s JOIN r b ON a.id = b.id) v WHERE %s", kind, pred.sql(func(c string) string { return "v." + c }))
 		for _, q := range []string{direct, sub} {
-			out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
-			if code != 0 {
-				t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
-			}
-			if got := finalRows(t, out); !slices.Equal(got, want) {
-				t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
-			}
-			plan, errs, code := runSQL(t, files, ddl+"EXPLAIN "+q+";\n", "--format", "plain")
-			if code != 0 {
-				t.Fatalf("seed %d: EXPLAIN %s: exit %d: %s", seed, q, code, errs)
-			}
+			plan := rowsThenPlan(t, seed, files, ddl, q, want)
 			if !strings.Contains(plan, "rejects NULL rows") {
 				kept++
 				continue
@@ -300,6 +332,24 @@ CREATE STREAM sinkout (lid VARCHAR, x BIGINT, rid VARCHAR, y BIGINT) WITH ('conn
 	}
 }
 
+// rowsThenPlan runs query q over ddl and files, fails unless its final
+// rows (csv lines, sorted) are want, and returns its EXPLAIN (plain).
+func rowsThenPlan(t *testing.T, seed int, files map[string]string, ddl, q string, want []string) string {
+	t.Helper()
+	out, errs, code := runSQL(t, files, ddl+q+";\n", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("seed %d: %s: exit %d: %s", seed, q, code, errs)
+	}
+	if got := finalRows(t, out); !slices.Equal(got, want) {
+		t.Fatalf("seed %d: %s:\n got %q\nwant %q", seed, q, got, want)
+	}
+	plan, errs, code := runSQL(t, files, ddl+"EXPLAIN "+q+";\n", "--format", "plain")
+	if code != 0 {
+		t.Fatalf("seed %d: EXPLAIN %s: exit %d: %s", seed, q, code, errs)
+	}
+	return plan
+}
+
 // owLine is the csv line "lid,x,rid,y" of a row, NULL empty.
 func owLine(row owRow) string {
 	s := func(p *string) string {
@@ -316,6 +366,13 @@ func owLine(row owRow) string {
 	}
 	return strings.Join([]string{s(row.lid), n(row.x), s(row.rid), n(row.y)}, ",")
 }
+
+// lrsDDL declares the files l.csv, r.csv and s.csv as streams l (id, x),
+// r (id, y) and s (id, z).
+const lrsDDL = `CREATE STREAM l (id VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
+CREATE STREAM r (id VARCHAR, y BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+CREATE STREAM s (id VARCHAR, z BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');
+`
 
 // TestOuterJoinUnderInnerJoinAgainstReference: an outer join under an
 // INNER join whose ON reads its padded side (l a LEFT JOIN r b ON … JOIN s
@@ -338,11 +395,7 @@ func TestOuterJoinUnderInnerJoinAgainstReference(t *testing.T) {
 		ls, lcsv := gen()
 		rs, rcsv := gen()
 		ss, scsv := gen()
-		files := map[string]string{"l.csv": lcsv, "r.csv": rcsv, "s.csv": scsv}
-		ddl := `CREATE STREAM l (id VARCHAR, x BIGINT) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
-CREATE STREAM r (id VARCHAR, y BIGINT) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
-CREATE STREAM s (id VARCHAR, z BIGINT) WITH ('connector'='file', 'path'='s.csv', 'format'='csv');
-`
+		files, ddl := map[string]string{"l.csv": lcsv, "r.csv": rcsv, "s.csv": scsv}, lrsDDL
 		const q = "SELECT a.x, b.y, c.z FROM l a LEFT JOIN r b ON a.id = b.id JOIN s c ON c.id = b.id"
 		var want []string
 		for _, a := range ls { // (a padded row's b.id is NULL: c.id = b.id is never TRUE)
@@ -529,5 +582,166 @@ SELECT * FROM j WHERE score IS NOT NULL OR id <> '';
 		if !slices.Equal(got, want) {
 			t.Fatalf("seed %d:\n got %q\nwant %q\n%s", seed, got, want, out)
 		}
+	}
+}
+
+// sjRow is a row of the stacked-join reference below: its columns' text,
+// nil for NULL.
+type sjRow []*string
+
+// sjJoin joins l and r (rows lw and rw wide) by nested loops as SQL's join
+// kind does: the pairs on is TRUE for, then for LEFT and FULL each l row
+// that none matched padded with NULLs, for RIGHT and FULL each such r row.
+func sjJoin(l, r []sjRow, lw, rw int, kind string, on func(l, r sjRow) tv) []sjRow {
+	var out []sjRow
+	rm := make([]bool, len(r))
+	for _, a := range l {
+		found := false
+		for k, b := range r {
+			if on(a, b) == tvTrue {
+				found, rm[k] = true, true
+				out = append(out, append(slices.Clone(a), b...))
+			}
+		}
+		if !found && (kind == "LEFT" || kind == "FULL") {
+			out = append(out, append(slices.Clone(a), make(sjRow, rw)...))
+		}
+	}
+	for k, b := range r {
+		if !rm[k] && (kind == "RIGHT" || kind == "FULL") {
+			out = append(out, append(make(sjRow, lw), b...))
+		}
+	}
+	return out
+}
+
+// TestStackedOuterJoinsAgainstReference: an outer join (LEFT, RIGHT, FULL
+// or INNER) of l and r read by a second join with s whose ON compares c.id
+// with a function of the lower join's columns, strict (b.id, LOWER,
+// CONCAT, SUBSTRING, and ABS(b.y - 2) <= n in a second conjunct) or not
+// (COALESCE, CONCAT_WS), with the lower join on either side of the upper,
+// gives the rows of a nested-loop reference of the query as written; and
+// EXPLAIN says a join was simplified ("ON … rejects NULL rows") exactly
+// when the upper join drops the lower join's rows the ON is not TRUE for
+// (INNER, or an outer join that does not preserve that input) and a
+// strict ON term reads a side the lower join pads (onRejects,
+// strictFuncs).
+func TestStackedOuterJoinsAgainstReference(t *testing.T) {
+	simplified, kept := 0, 0
+	kinds := []string{"LEFT", "RIGHT", "FULL", "INNER"}
+	for seed := range 120 {
+		r := rand.New(rand.NewPCG(uint64(seed), 43))
+		gen := func() ([]sjRow, string) {
+			var rows []sjRow
+			var sb strings.Builder
+			for range 1 + r.IntN(6) {
+				id, v := fmt.Sprintf("k%d", r.IntN(4)), fmt.Sprint(r.IntN(5))
+				row := sjRow{&id, &v}
+				if r.IntN(6) == 0 {
+					row[1] = nil
+					v = ""
+				}
+				rows = append(rows, row)
+				fmt.Fprintf(&sb, "%s,%s\n", id, v)
+			}
+			return rows, sb.String()
+		}
+		ls, lcsv := gen()
+		rs, rcsv := gen()
+		ss, scsv := gen()
+		files, ddl := map[string]string{"l.csv": lcsv, "r.csv": rcsv, "s.csv": scsv}, lrsDDL
+		lower, upper := kinds[r.IntN(4)], kinds[r.IntN(4)]
+		ab := sjJoin(ls, rs, 2, 2, lower, func(a, b sjRow) tv { return tvOf(*a[0] == *b[0]) }) // (ids are never NULL in the files)
+		// the upper ON's term over the lower join's row (a.id, a.x, b.id, b.y)
+		terms := []struct {
+			sql    string
+			val    func(x sjRow) *string
+			strict int // the lower side (0 a, 1 b) whose NULLs it rejects, -1 none
+		}{
+			{"b.id", func(x sjRow) *string { return x[2] }, 1},
+			{"a.id", func(x sjRow) *string { return x[0] }, 0},
+			{"LOWER(b.id)", func(x sjRow) *string { return x[2] }, 1},
+			{"CONCAT(b.id, '')", func(x sjRow) *string { return x[2] }, 1},
+			{"SUBSTRING(b.id, 1, 2)", func(x sjRow) *string { return x[2] }, 1},
+			{"COALESCE(b.id, 'k0')", func(x sjRow) *string {
+				if x[2] == nil {
+					k := "k0"
+					return &k
+				}
+				return x[2]
+			}, -1},
+			{"CONCAT_WS('', b.id)", func(x sjRow) *string {
+				if x[2] == nil {
+					e := ""
+					return &e
+				}
+				return x[2]
+			}, -1},
+		}
+		term := terms[r.IntN(len(terms))]
+		on := "c.id = " + term.sql
+		rejects := map[int]bool{term.strict: true}
+		n := int64(r.IntN(4))
+		extra := r.IntN(2) == 0
+		if extra {
+			on += fmt.Sprintf(" AND ABS(b.y - 2) <= %d", n)
+			rejects[1] = true
+		}
+		onEval := func(x, c sjRow) tv {
+			v := term.val(x)
+			eq := tvNull
+			if v != nil {
+				eq = tvOf(*v == *c[0])
+			}
+			if !extra {
+				return eq
+			}
+			if x[3] == nil {
+				return tvAnd(eq, tvNull)
+			}
+			y, _ := strconv.ParseInt(*x[3], 10, 64)
+			return tvAnd(eq, tvOf(max(y-2, 2-y) <= n))
+		}
+		lowerSQL := fmt.Sprintf("(l a %s JOIN r b ON a.id = b.id)", lower)
+		var q string
+		var joined []sjRow
+		abLeft := r.IntN(2) == 0
+		if abLeft {
+			q = fmt.Sprintf("%s %s JOIN s c ON %s", lowerSQL, upper, on)
+			joined = sjJoin(ab, ss, 4, 2, upper, onEval)
+		} else {
+			q = fmt.Sprintf("s c %s JOIN %s ON %s", upper, lowerSQL, on)
+			for _, x := range sjJoin(ss, ab, 2, 4, upper, func(c, x sjRow) tv { return onEval(x, c) }) {
+				joined = append(joined, append(slices.Clone(x[2:]), x[:2]...))
+			}
+		}
+		q = "SELECT a.id AS aid, a.x, b.id AS bid, b.y, c.id AS cid, c.z FROM " + q
+		var want []string
+		for _, x := range joined {
+			f := make([]string, len(x))
+			for i, p := range x {
+				if p != nil {
+					f[i] = *p
+				}
+			}
+			want = append(want, strings.Join(f, ","))
+		}
+		slices.Sort(want)
+		plan := rowsThenPlan(t, seed, files, ddl, q, want)
+		drops := upper == "INNER" || upper == "RIGHT" && abLeft || upper == "LEFT" && !abLeft
+		pads := map[string][]int{"LEFT": {1}, "RIGHT": {0}, "FULL": {0, 1}}[lower]
+		expect := drops && slices.ContainsFunc(pads, func(side int) bool { return rejects[side] })
+		if got := strings.Contains(plan, "rejects NULL rows"); got != expect {
+			t.Fatalf("seed %d: EXPLAIN %s: simplified %v, want %v:\n%s", seed, q, got, expect, plan)
+		}
+		if expect {
+			simplified++
+		} else {
+			kept++
+		}
+	}
+	t.Logf("simplified %d, kept %d", simplified, kept)
+	if simplified < 10 || kept < 10 {
+		t.Fatalf("simplified %d stacked joins and kept %d: want both kinds", simplified, kept)
 	}
 }

@@ -1,5 +1,6 @@
-// Package rank runs the operator a main query ends with (SPEC 2.9,
-// plan.Rank): Top-N, deduplication, window Top-N, OVER aggregation or ORDER
+// Package rank runs the operator a main query or a side branch ends with
+// (SPEC 2.9, plan.Rank; a side branch's over the rows it took by first
+// match, SPEC 2.1): Top-N, deduplication, window Top-N, OVER aggregation or ORDER
 // BY, as one flow.Operator between the projections and the sink that feeds
 // the executor/op operator and hands what it emits on as chunks; and the
 // operator's side of a Kafka group source's replay (replay.go: its
@@ -28,7 +29,8 @@ import (
 	"streamql/planner/plan"
 )
 
-// Operator runs the operator a main query ends with (SPEC 2.9, plan.Rank):
+// Operator runs the operator a main query or a side branch ends with (SPEC
+// 2.9, plan.Rank; NewFor):
 // Top-N, deduplication, window Top-N, OVER aggregation or ORDER BY. It sits
 // between the projections and the sink: it takes the main query's projected
 // rows (its part of each routed batch, and the rows an aggregate made for
@@ -49,7 +51,7 @@ import (
 // unbounded input until the outputs print changelogs.
 type Operator struct {
 	r       *plan.Rank
-	main    int // the main query's part
+	main    int // the part it takes: the main query's or its side branch's (NewFor)
 	out     int // its output
 	op      op.Operator
 	top     *op.TopN        // an updating Top-N
@@ -283,18 +285,25 @@ func (c *rankCollector) EmitWatermark(context.Context, int64) error { return nil
 // their failed calls). It fails when the plan's operator cannot be made (a
 // bug of the plan). The builder then wires it (Wire).
 func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows, exprs *expr.Context) (*Operator, error) {
-	r := job.Main.Rank
-	o := &Operator{r: r, main: len(job.Branches), out: job.Main.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
+	return NewFor(job, len(job.Branches), budget, late, exprs)
+}
+
+// NewFor is New for the operator of part k of job's routed rows (k <
+// len(job.Branches): side branch k, whose Rank runs over the rows it took
+// by first match, SPEC 2.1 with 2.9; len(job.Branches): the main query).
+func NewFor(job *plan.Job, k int, budget *state.Budget, late *[]*flow.LateRows, exprs *expr.Context) (*Operator, error) {
+	b := job.AllBranches()[k]
+	r := b.Rank
+	o := &Operator{r: r, main: k, out: b.Output, in: vector.NewBatch(r.Types), zeroPos: make([]int64, vector.Cap), ncols: len(job.Stream.Columns)}
 	o.lateProj = exprs.CompileProjection(r.LateProject)
 	if r.LateOutput >= 0 && late != nil {
-		b := job.Main
 		o.lateRows = &flow.LateRows{Query: b.Text, Output: job.Outputs[r.LateOutput].Name, Script: b.Script, Line: b.Line, Column: b.Column}
 		*late = append(*late, o.lateRows)
 	}
 	var acct op.Account
 	var sa *state.Account
 	if budget != nil {
-		sa = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+job.Main.Text)
+		sa = budget.Account(fmt.Sprintf("%s %s", r.Kind.NodeKind(), r.Text), "the state of "+b.Text)
 		acct = sa
 	}
 	var keys []op.SortKey
@@ -307,7 +316,7 @@ func New(job *plan.Job, budget *state.Budget, late *[]*flow.LateRows, exprs *exp
 	case plan.RankTopN:
 		types, tkeys := r.Types, r.Keys
 		var m []int // (each input column's operator column; nil: the same)
-		if same := sameColumns(job.Main, r); same != nil {
+		if same := sameColumns(b, r); same != nil {
 			m = make([]int, len(same)) // (an input column's operator column)
 			for c, j := range same {
 				if j == c {
@@ -431,7 +440,8 @@ func (o *Operator) thinCols(r *plan.Rank, m []int) {
 // to before it takes them.
 func (o *Operator) Wire(down *flow.Emitter, took *int64) { o.down, o.took = down, took }
 
-// Main returns the index of the main query's part in a step's Parts.
+// Main returns the index of the part the operator takes in a step's Parts
+// (the main query's, or its side branch's: NewFor).
 func (o *Operator) Main() int { return o.main }
 
 // Narrow returns the input columns an updating Top-N stores (nil: all of

@@ -130,6 +130,10 @@ type exporter struct {
 	// reads, is over processing time (SPEC 2.10): Flink's batch mode refuses
 	// it, so the export runs in streaming mode (windowAggDiffs sets it)
 	procWindow bool
+	// relWatermark says a relation the script reads (a subquery, WITH name
+	// or view, printed inline) calls CURRENT_WATERMARK: the export then runs
+	// in Flink's streaming mode, as for a query's own call
+	relWatermark bool
 	// tableOf maps a stream to its Flink table name.
 	tableOf map[*catalog.Stream]string
 	// funcs are the session's user-defined functions (SPEC 2.10), for
@@ -145,10 +149,20 @@ type exporter struct {
 	// printed (a view's own TVF views before it)
 	tvfViews    map[*parser.Relation]string
 	tvfViewDDLs []string
+	// routing holds, for the ranking subquery of a side branch's Top-N or
+	// deduplication (rankInner), the conditions of the rows earlier
+	// branches took, each "(…) IS NOT TRUE", which its WHERE ANDs in: a
+	// branch ranks only the rows it takes by first match (SPEC 2.1 with
+	// 2.9), so they are filtered before the rank, not after it
+	routing map[*parser.Relation][]string
 	// sideDir is opt.SideDir made absolute (from the working directory, as
 	// --side-dir is read), for the side outputs' filesystem tables
 	sideDir string
 }
+
+// watermarkDiff is the difference listed where a query, or a relation it
+// reads, calls CURRENT_WATERMARK (SPEC 2.3).
+const watermarkDiff = "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink"
 
 // viewDecl is a CREATE VIEW and the script it is in.
 type viewDecl struct {

@@ -948,7 +948,8 @@ func TestStreamingChangelogListed(t *testing.T) {
 // q5, q7 and q8 listed them), nor a lookup join's table.
 func TestJoinLateDifference(t *testing.T) {
 	ddl := "CREATE STREAM o (k VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='o', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n" +
-		"CREATE STREAM p (k VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='p', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n"
+		"CREATE STREAM p (k VARCHAR, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='p', 'properties.bootstrap.servers'='b:9092', 'format'='json');\n" +
+		"CREATE STREAM f (k VARCHAR, x BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='f.csv', 'format'='csv');\n"
 	wo := "(SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k)"
 	wp := strings.ReplaceAll(wo, "TABLE o", "TABLE p")
 	for _, tc := range []struct {
@@ -958,6 +959,10 @@ func TestJoinLateDifference(t *testing.T) {
 		{"interval join of two streams", "SELECT o.k, p.ts FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '1' SECOND;", []string{"o", "p"}},
 		{"interval join of a stream and a window aggregate", "SELECT o.k, w.n FROM o JOIN " + wp + " w ON o.k = w.k AND o.ts BETWEEN w.window_start AND w.window_end;", []string{"o"}},
 		{"window join of two window aggregates", "SELECT l.k, l.n, r.n FROM " + wo + " l JOIN " + wp + " r ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end;", nil},
+		// a lookup join's left input with event time sends its late rows to
+		// late-o too (EXPLAIN: "late rows of o -> 'late-o'"); its table none
+		{"lookup join", "SELECT o.k, f.x FROM o JOIN f ON o.k = f.k;", []string{"o"}},
+		{"lookup joins of a FROM of three", "SELECT o.k, f.x, g.x FROM o JOIN f ON o.k = f.k JOIN f AS g ON g.k = o.k AND g.x > f.x;", []string{"o"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + tc.sql + "\n"}}, Options{})
@@ -967,7 +972,7 @@ func TestJoinLateDifference(t *testing.T) {
 			var got []string
 			for _, d := range diffs {
 				if rest, ok := strings.CutPrefix(d.Text, "the join's rows of "); ok {
-					got = append(got, rest[:strings.Index(rest, " ")])
+					got = append(got, rest[:strings.IndexAny(rest, " ,")]) // (", in the join …," for an inner join of three)
 				}
 			}
 			if !slices.Equal(got, tc.late) {
@@ -1141,5 +1146,68 @@ func TestSimplifiedOuterJoinExportedAsWritten(t *testing.T) {
 		if len(diffs) > 0 {
 			t.Errorf("%s: differences %v", tc.query, diffs)
 		}
+	}
+}
+
+// TestLateRowsOfReadJoinsAndRanks checks that every event-time join and
+// every deduplication a query reads through a view, a WITH name or a
+// subquery (SPEC 2.6), also two views down and as the inner join of a FROM
+// of three, has its late-row difference listed at its own line, as the
+// query's own join's and deduplication's are (SPEC 2.7, 2.9: streamql sends
+// their late rows to a side output, Flink drops or joins them); likewise a
+// relation's CURRENT_WATERMARK (which also keeps the export in streaming
+// mode) and LIMIT. The export listed none ("Differences from streamql:
+// none") for a join in a view, and ran a view's CURRENT_WATERMARK in batch
+// mode.
+func TestLateRowsOfReadJoinsAndRanks(t *testing.T) {
+	ddl := "CREATE STREAM o (k VARCHAR, v BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='o.csv', 'errors'='fail');\n" +
+		"CREATE STREAM p (k VARCHAR, x DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='p.csv', 'errors'='fail');\n"
+	join := "SELECT o.k, o.ts, p.x FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts - INTERVAL '1' SECOND AND o.ts + INTERVAL '1' SECOND"
+	dedup := "SELECT k, v, ts FROM (SELECT k, v, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM o) WHERE rn = 1"
+	joinLate := []string{"the join's rows of o, in ", "the join's rows of p, in "}
+	for _, tc := range []struct {
+		name, sql string
+		line      int      // the line of the relation's query
+		want      []string // the differences listed at that line
+	}{
+		{"join in a view", "CREATE VIEW j AS " + join + ";\nSELECT k, x FROM j;\n", 3, joinLate},
+		{"join two views down", "CREATE VIEW j AS " + join + ";\nCREATE VIEW j2 AS SELECT k FROM j WHERE x > 0;\nSELECT k FROM j2;\n", 3, joinLate},
+		{"join in a WITH name", "WITH j AS (" + join + ")\nSELECT k FROM j;\n", 3, joinLate},
+		{"join in a subquery", "SELECT q.k FROM (" + join + ") AS q;\n", 3, joinLate},
+		{"join in a UNION ALL part", "SELECT k FROM o UNION ALL SELECT k FROM (" + join + ") AS q;\n", 3, joinLate},
+		{"joined view joined again", "CREATE VIEW j AS " + join + ";\nSELECT j.k, p.x FROM j JOIN p ON j.k = p.k AND p.ts BETWEEN j.ts AND j.ts + INTERVAL '1' SECOND;\n", 3, joinLate},
+		{"inner join of a FROM of three", "SELECT o.k FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts - INTERVAL '1' SECOND AND o.ts + INTERVAL '1' SECOND\nJOIN p AS p2 ON p2.k = o.k AND p2.ts BETWEEN o.ts AND o.ts + INTERVAL '1' SECOND;\n", 3, joinLate},
+		{"deduplication in a view", "CREATE VIEW d AS " + dedup + ";\nSELECT k FROM d;\n", 3, []string{"rows late for this deduplication, in "}},
+		{"deduplication in a subquery", "SELECT k FROM (" + dedup + ") AS q WHERE v > 0;\n", 3, []string{"rows late for this deduplication, in "}},
+		{"CURRENT_WATERMARK in a view", "CREATE VIEW lv AS SELECT k FROM o WHERE ts < CURRENT_WATERMARK(ts);\nSELECT k FROM lv;\n", 3, []string{"CURRENT_WATERMARK is the watermark before each row"}},
+		{"CURRENT_WATERMARK in a WITH name", "WITH lv AS (SELECT k FROM o WHERE ts < CURRENT_WATERMARK(ts))\nSELECT k FROM lv;\n", 3, []string{"CURRENT_WATERMARK is the watermark before each row"}},
+		{"LIMIT in a subquery", "SELECT k FROM (SELECT k FROM o LIMIT 2) AS q;\n", 3, []string{"LIMIT in a subquery"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ddl + tc.sql
+			out, diffs, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Flink's batch mode has no watermarks: CURRENT_WATERMARK is NULL
+			// there, and the rows a relation keeps by it would differ
+			if strings.Contains(src, "CURRENT_WATERMARK") && !strings.Contains(out, "SET 'execution.runtime-mode' = 'streaming';") {
+				t.Errorf("CURRENT_WATERMARK in a relation exported for batch mode:\n%s", out)
+			}
+			for _, want := range tc.want {
+				n := 0
+				for _, d := range diffs {
+					if d.Line == tc.line && strings.Contains(d.Text, want) {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("%d differences %q at line %d, want 1: %v", n, want, tc.line, diffs)
+				}
+			}
+			if _, _, err := Export([]Input{{Name: "q.sql", Source: src}}, Options{Strict: true}); err == nil {
+				t.Errorf("--strict exported a script whose relation's late rows Flink does not route")
+			}
+		})
 	}
 }

@@ -851,12 +851,25 @@ func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []
 			}
 			preds = append(preds, c)
 		}
+		if len(rel.Selects) == 1 {
+			preds = append(preds, x.routing[rel]...) // (a ranking branch's first match: exporter.routing)
+		}
 		if ob := sel.Query.OrderBy; ob != nil { // SPEC 2.9: never dropped silently
 			return "", bq.p.errorf(ob.Items[0].Expr, "ORDER BY inside a subquery, a WITH definition or a view has no Flink SQL translation: order the outer query")
 		}
 		tail, err := bq.tail()
 		if err != nil {
 			return "", err
+		}
+		// what the query's own branch would list (branchDiffs), at this
+		// query's line: CURRENT_WATERMARK, which also keeps the export in
+		// Flink's streaming mode (its batch mode has no watermark), and LIMIT
+		if bq.p.usesWatermark {
+			x.relWatermark = true
+			x.diff(script, max(sel.Start, bq.p.wmPos), watermarkDiff)
+		}
+		if sel.Query.Limit != nil {
+			x.diff(script, sel.Start, "LIMIT in a subquery, a WITH definition or a view takes the first rows in input order in streamql; Flink takes any rows of its parallel instances")
 		}
 		q := "SELECT " + fields
 		if from != "" {
@@ -868,6 +881,35 @@ func (x *exporter) relation(script *parser.Script, rel *parser.Relation, with []
 		parts = append(parts, q+tail)
 	}
 	return strings.Join(parts, " UNION ALL "), nil
+}
+
+// rankInner returns the ranking subquery a Top-N or deduplication query
+// sel reads in its FROM (SPEC 2.9: SELECT … FROM (SELECT …, ROW_NUMBER()
+// OVER (…) AS rn FROM s WHERE …) WHERE rn <= N) and its one SELECT, whose
+// WHERE is the rows a side branch of that shape takes (SPEC 2.1); nil when
+// sel is not of that shape.
+func rankInner(sel *parser.Select) (*parser.Relation, *parser.Select) {
+	ts := leftmost(sel.Query)
+	if ts == nil {
+		return nil, nil
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok || !parser.IsPlaceholder(tn.Name.O) {
+		return nil, nil
+	}
+	rel := sel.Derived[tn.Name.O]
+	if rel == nil || len(rel.Selects) != 1 || rel.Selects[0].Query == nil || rel.Selects[0].Query.Fields == nil {
+		return nil, nil
+	}
+	for _, f := range rel.Selects[0].Query.Fields.Fields {
+		if w, ok := f.Expr.(*ast.WindowFuncExpr); ok {
+			switch strings.ToLower(w.Name) {
+			case "row_number", "rank", "dense_rank":
+				return rel, rel.Selects[0]
+			}
+		}
+	}
+	return nil, nil
 }
 
 // probeOf returns the stream sel reads first (its window TVF's, or its

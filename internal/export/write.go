@@ -64,6 +64,8 @@ func (x *exporter) write(jobs []job) (string, error) {
 		branches := j.job.AllBranches()
 		qs := make([]*branchQuery, len(branches))
 		sels := make([]*parser.Select, len(branches))
+		takes := make([]*parser.Select, len(branches)) // (the query whose WHERE routes the branch's rows: rankInner's for a ranking branch)
+		inner := make([]*parser.Relation, len(branches))
 		for i, b := range branches {
 			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
 			if sel != nil && sel.Window != nil && sel.Window.Func == "SESSION" {
@@ -75,7 +77,12 @@ func (x *exporter) write(jobs []job) (string, error) {
 			if sel == nil {
 				return "", fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
 			}
-			sels[i] = sel
+			sels[i], takes[i] = sel, sel
+			if b != j.job.Main && b.Rank != nil {
+				if rel, isel := rankInner(sel); rel != nil {
+					inner[i], takes[i] = rel, isel
+				}
+			}
 			qs[i] = x.newBranchQuery(j.script, sel, b.Stream, "")
 			qs[i].p.outQual = qs[i].defaultQual()
 		}
@@ -89,11 +96,34 @@ func (x *exporter) write(jobs []job) (string, error) {
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
 			}
+			isMain := b == j.job.Main
+			// SPEC 2.1: a row no earlier side branch took (their predicate is false or NULL)
+			var others []string
+			for k := 0; k < len(j.job.Branches) && (isMain || k < i); k++ {
+				other := x.newBranchQuery(j.script, takes[k], branches[k].Stream, q.p.outQual)
+				t, err := other.take()
+				if err != nil {
+					return "", &ScriptError{Script: j.script, Err: err}
+				}
+				if other.p.usesWatermark {
+					usesWatermark = true // its own branch reports it
+				}
+				if t == "" {
+					others = append(others, "FALSE")
+				} else {
+					others = append(others, t+" IS NOT TRUE")
+				}
+			}
+			if inner[i] != nil { // (a ranking branch ranks the rows it takes: the conditions go into its subquery)
+				if x.routing == nil {
+					x.routing = map[*parser.Relation][]string{}
+				}
+				x.routing[inner[i]], others = others, nil
+			}
 			from, preds, err := q.from()
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
 			}
-			isMain := b == j.job.Main
 			if isMain {
 				if w := q.sel.Query.Where; w != nil {
 					s, err := q.p.expr(w)
@@ -113,22 +143,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 					preds = nil
 				}
 			}
-			// SPEC 2.1: a row no earlier side branch took (their predicate is false or NULL)
-			for k := 0; k < len(j.job.Branches) && (isMain || k < i); k++ {
-				other := x.newBranchQuery(j.script, sels[k], branches[k].Stream, q.p.outQual)
-				t, err := other.take()
-				if err != nil {
-					return "", &ScriptError{Script: j.script, Err: err}
-				}
-				if other.p.usesWatermark {
-					usesWatermark = true // its own branch reports it
-				}
-				if t == "" {
-					preds = append(preds, "FALSE")
-				} else {
-					preds = append(preds, t+" IS NOT TRUE")
-				}
-			}
+			preds = append(preds, others...)
 			tail, err := q.tail()
 			if err != nil {
 				return "", &ScriptError{Script: j.script, Err: err}
@@ -159,6 +174,7 @@ func (x *exporter) write(jobs []job) (string, error) {
 			x.branchDiffs(j, b, q, ji, readBy)
 		}
 	}
+	usesWatermark = usesWatermark || x.relWatermark
 	batch := allBounded && !usesWatermark && !session && !temporal && !changelog && !x.procWindow && !streaming && len(jobs) > 0
 	// why the export runs in Flink's streaming mode, for the queries whose
 	// result only that mode makes a changelog (flinkUpdates)
@@ -346,29 +362,15 @@ func (x *exporter) outputTable(j job, b *planner.Branch, sides map[string]*outTa
 func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int, readBy map[*catalog.Stream]int) {
 	at := q.sel.Start
 	l, _ := parser.Position(j.script.Source, at)
-	x.windowAggDiffs(b, j.script.Name, l, "")
-	x.readWindowAggDiffs(b, map[*catalog.Stream]bool{})
-	if bj := b.Both; bj != nil && !bj.Lookup {
-		// SPEC 2.7: with event time on both sides a row below its input's
-		// watermark is late and goes to that input's late output (not the
-		// rows of an input none of which can be late: a window
-		// aggregate's, another join's, plan.BothJoin.NoLateRows)
-		for k, in := range bj.Inputs {
-			if in.Watermark != nil && bj.Late[k] != "" && bj.NoLateRows(k) == "" {
-				x.diff(j.script, at, "the join's rows of %s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", in.Name, bj.Late[k])
-			}
-		}
-	}
 	ordered := q.sel.Query.OrderBy != nil // (its ties and LIMIT are orderBy's)
 	if r := b.Rank; r != nil && !ordered && r.Func == plan.RankRowNumber && (r.Kind == plan.RankTopN || r.Kind == plan.RankDedup || r.Kind == plan.RankWindowTopN) && rowNumberTies(b, r) {
 		// (bench/flink-export: Nexmark q18 and q19 differ in exactly the rows that tie)
 		x.diff(j.script, at, "ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties")
 	}
-	if r := b.Rank; r != nil && r.LateOutput >= 0 && r.LateOutput < len(j.job.Outputs) {
-		x.diff(j.script, at, "rows late for this %s (below the watermark, SPEC 2.9) go to the side output '%s'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode", rankKind(r), j.job.Outputs[r.LateOutput].Name)
-	}
+	x.lateDiffs(b, j.job.Outputs, j.script.Name, l, "")
+	x.readLateDiffs(b, map[*catalog.Stream]bool{})
 	if q.p.usesWatermark {
-		x.diff(j.script, max(at, q.p.wmPos), "CURRENT_WATERMARK is the watermark before each row in streamql (SPEC 2.3); in Flink it is the last watermark the source's periodic generator emitted ('pipeline.auto-watermark-interval'), so rows streamql finds late may be on time in Flink")
+		x.diff(j.script, max(at, q.p.wmPos), watermarkDiff)
 	}
 	if q.sel.Query.Limit != nil && !ordered {
 		x.diff(j.script, at, "LIMIT takes the first rows in input order and ends the job in streamql; Flink takes any rows of its parallel instances")
@@ -380,11 +382,33 @@ func (x *exporter) branchDiffs(j job, b *planner.Branch, q *branchQuery, ji int,
 	}
 }
 
+// lateDiffs records, at line of the script called script, the late outputs
+// of branch b (outs: its job's outputs), which Flink does not have: its
+// window aggregate's (windowAggDiffs), its event-time join's, one per input
+// whose rows can be late (SPEC 2.7; not a window aggregate's, another
+// join's or a lookup join's table: plan.BothJoin.NoLateRows), and its
+// deduplication's, Top-N's, OVER window's or ORDER BY's (SPEC 2.9). in names
+// the relation b is a part of (", in the view v,"), "" for a query's own
+// branch.
+func (x *exporter) lateDiffs(b *planner.Branch, outs []plan.Output, script string, line int, in string) {
+	x.windowAggDiffs(b, script, line, in)
+	if bj := b.Both; bj != nil { // (a lookup join's left input too; its table's rows are never late: NoLateRows)
+		for k, inp := range bj.Inputs {
+			if inp.Watermark != nil && bj.Late[k] != "" && bj.NoLateRows(k) == "" {
+				x.diffLine(script, line, "the join's rows of %s%s that are late (below its watermark, SPEC 2.7) go to the side output '%s'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them", inp.Name, in, bj.Late[k])
+			}
+		}
+	}
+	if r := b.Rank; r != nil && r.LateOutput >= 0 && r.LateOutput < len(outs) {
+		x.diffLine(script, line, "rows late for this %s%s (below the watermark, SPEC 2.9) go to the side output '%s'; Flink has no late output: it drops them in streaming mode and keeps them in batch mode", rankKind(r), in, outs[r.LateOutput].Name)
+	}
+}
+
 // windowAggDiffs records what Flink does differently for branch b's window
 // aggregate (SPEC 2.4), if it has one, at line of the script called script:
 // its late rows go to a side output, which Flink drops; FIRST_VALUE and
 // LAST_VALUE in a SESSION window, which Flink refuses. in names the
-// relation b is a part of (", in the view v"), "" for a query's own branch.
+// relation b is a part of (", in the view v,"), "" for a query's own branch.
 func (x *exporter) windowAggDiffs(b *planner.Branch, script string, line int, in string) {
 	a := b.Agg
 	if a == nil || a.Window == nil || !a.Grouped {
@@ -413,12 +437,14 @@ func (x *exporter) windowAggDiffs(b *planner.Branch, script string, line int, in
 	}
 }
 
-// readWindowAggDiffs records windowAggDiffs for every window aggregate of
-// the relations branch b reads (SPEC 2.6: subqueries, WITH names and views,
-// printed inline, and the relations they read in turn), each at its own
-// query's line: their late rows go to a side output in streamql too (EXPLAIN
-// shows it) and Flink drops them. seen holds the relations already walked.
-func (x *exporter) readWindowAggDiffs(b *planner.Branch, seen map[*catalog.Stream]bool) {
+// readLateDiffs records lateDiffs for every branch of the relations branch
+// b reads (SPEC 2.6: subqueries, WITH names, views and UNION ALL parts,
+// printed inline, the inner joins of a FROM of three, and the relations
+// they read in turn), each at its own query's line: the late rows of their
+// window aggregates, event-time joins and deduplications go to side outputs
+// in streamql too (EXPLAIN shows them) and Flink drops or joins them. seen
+// holds the relations already walked.
+func (x *exporter) readLateDiffs(b *planner.Branch, seen map[*catalog.Stream]bool) {
 	if b == nil {
 		return
 	}
@@ -434,11 +460,13 @@ func (x *exporter) readWindowAggDiffs(b *planner.Branch, seen map[*catalog.Strea
 			in = ", in the view " + d.Name + ","
 		case "WITH":
 			in = ", in the WITH name " + d.Name + ","
+		case "join":
+			in = ", in the join " + d.Name + ","
 		}
 		for _, part := range d.Parts {
 			for _, pb := range part.AllBranches() {
-				x.windowAggDiffs(pb, pb.Script, pb.Line, in)
-				x.readWindowAggDiffs(pb, seen)
+				x.lateDiffs(pb, part.Outputs, pb.Script, pb.Line, in)
+				x.readLateDiffs(pb, seen)
 			}
 		}
 	}

@@ -62,15 +62,32 @@ func (s *Session) explainJob(p *planner.Planner, script *parser.Script, st *pars
 // operator did (rows in and out, rows each branch took, malformed rows, the
 // joins' keys and bytes, held rows, final watermarks, ms and rows/s).
 func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
+	var rows [][]string
+	for _, l := range job.ExplainLines() {
+		var notes []string
+		if l.Part == nil {
+			notes = lineNotes(job, stats, l)
+		} else if ps := stats.Parts[l.Part]; ps != nil && ps.Analysis != nil {
+			// a line of a derived relation's part (SPEC 2.6): what it did in
+			// the part's own run
+			notes = lineNotes(l.Part, *ps, l)
+		}
+		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
+	}
+	return append(rows, nullRows(job)...)
+}
+
+// lineNotes is what the operator of line l of job did in its run (stats,
+// stats.Analysis set): AnalyzeRows' notes of one line.
+func lineNotes(job *planner.Job, stats executor.Stats, l plan.Line) []string {
 	an := stats.Analysis
 	ops := map[string]*executor.OpStats{}
 	for _, o := range an.Ops {
 		ops[o.Name] = o
 	}
 	branches := job.AllBranches()
-	var rows [][]string
-	for _, l := range job.ExplainLines() {
-		var notes []string
+	var notes []string
+	{
 		switch l.Kind {
 		case plan.LineSource:
 			notes = append(notes, fmt.Sprintf("read %s; job %s", rowCount(stats.Rows), millis(an.Nanos)))
@@ -151,9 +168,8 @@ func AnalyzeRows(job *planner.Job, stats executor.Stats) [][]string {
 		case plan.LineJoinInput, plan.LineJoinDecode, plan.LineJoinWatermark, plan.LineBothJoin:
 			notes = append(notes, bothJoinNotes(l, stats)...)
 		}
-		rows = append(rows, []string{l.Text, strings.Join(notes, "; ")})
 	}
-	return append(rows, nullRows(job)...)
+	return notes
 }
 
 // nullRows are EXPLAIN ANALYZE's rows for the expressions whose NULLs came

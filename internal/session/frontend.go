@@ -225,6 +225,13 @@ type Job struct {
 	// Reads are every stream the job reads directly: its stream, the inputs
 	// of its join of two streams (SPEC 2.7), its build sides.
 	Reads []*catalog.Stream
+	// Relations are the derived relations among Reads (SPEC 2.6: a
+	// subquery, WITH name, view or UNION ALL), whose rows are their parts'
+	// output, not rows read; RelationInputs the declared streams their
+	// parts read (a part's stream or its join's inputs, through nested
+	// relations), each once, in plan order: the live status counts their
+	// rows as the rows read (SPEC 4, Progress).
+	Relations, RelationInputs []*catalog.Stream
 	// Volatile are the clock and random functions it calls
 	// (plan.Job.Volatile: PROCTIME(), NOW(), RAND(), …).
 	Volatile []string
@@ -259,6 +266,46 @@ type Output struct {
 	// SidePos is the offset of the side name of the first branch that
 	// writes it (0 when none: the main query).
 	SidePos int
+	// Order is the order of an updating output's final table, by its
+	// columns: a Top-N over the whole input's (SPEC 2.9: ORDER BY … LIMIT,
+	// or ROW_NUMBER() without PARTITION BY, over changes), whose table keeps
+	// its rows where their changes put them; nil when none, or when an
+	// ORDER BY key is not among the output's columns.
+	Order []OrderKey
+}
+
+// OrderKey is a key of Output.Order: column Col (an index in
+// Output.Columns), descending when Desc (SPEC 2.9: NULLs first ascending,
+// last descending, as Flink sorts).
+type OrderKey struct {
+	Col  int
+	Desc bool
+}
+
+// topNOrder returns the order of the final table of b's output (Output.Order):
+// its Top-N's over the whole input when b's result is one, by its visible
+// columns; nil otherwise.
+func topNOrder(b *planner.Branch) []OrderKey {
+	if b == nil || b.Rank == nil || b.Rank.Kind != plan.RankTopN || len(b.Rank.Keys) > 0 || !b.Rank.Updating {
+		return nil
+	}
+	var order []OrderKey
+	for _, k := range b.Rank.Order {
+		col := slices.Index(b.Rank.Output, k.Col)
+		if col < 0 && k.Col < len(b.Project) { // (a hidden copy of a shown column: ORDER BY c over a subquery's c)
+			col = slices.IndexFunc(b.Rank.Output, func(o int) bool { return o < len(b.Project) && sameColumn(b.Project[o], b.Project[k.Col]) })
+		}
+		if col < 0 || col >= len(b.Columns) {
+			return nil // (a key not shown: the table cannot be sorted by it)
+		}
+		order = append(order, OrderKey{Col: col, Desc: k.Desc})
+	}
+	return order
+}
+
+// sameColumn reports whether x and y are the same column of the batch.
+func sameColumn(x, y *plan.Expr) bool {
+	return x != nil && y != nil && x.Op == plan.OpCol && y.Op == plan.OpCol && x.Col == y.Col
 }
 
 // Schema is the output's columns as text (SchemaText).
@@ -276,6 +323,9 @@ func NewJob(job *planner.Job) *Job {
 	j := &Job{plan: job, HasMain: job.Main != nil, HasSides: job.HasSides(), Stream: job.Stream, Volatile: job.Volatile(), EncodeAhead: job.EncodeAhead}
 	for k, o := range job.Outputs {
 		out := Output{Name: o.Name, Columns: o.Columns, Updating: o.Updating, Late: o.Late, Sink: o.Sink != nil}
+		if k == 0 && job.Main != nil && o.Updating {
+			out.Order = topNOrder(job.Main)
+		}
 		for _, b := range job.Branches {
 			if b.Output == k {
 				out.SidePos = b.SidePos
@@ -310,6 +360,12 @@ func NewJob(job *planner.Job) *Job {
 		j.OrderBound, j.HeldJoin = true, true
 		for _, in := range job.Both.Inputs {
 			j.Reads = append(j.Reads, in.Stream)
+		}
+	}
+	for _, st := range j.Reads {
+		if plan.DerivedOf(st) != nil && !slices.Contains(j.Relations, st) {
+			j.Relations = append(j.Relations, st)
+			j.RelationInputs = relationInputs(st, j.RelationInputs)
 		}
 	}
 	for _, b := range job.AllBranches() {
@@ -355,3 +411,29 @@ func (j *Job) ReplayNotice() string { return j.plan.ReplayNotice() }
 // Files returns the files the job reads and writes through its streams
 // (planner.JobFiles), for CheckFiles with the frontend's own files.
 func (j *Job) Files() []JobFile { return planner.JobFiles(j.plan) }
+
+// relationInputs appends to into, each once, the declared streams derived
+// relation st's parts read as their stream or their join's inputs, through
+// the relations they read in turn (Job.RelationInputs); st itself when it
+// is a declared stream.
+func relationInputs(st *catalog.Stream, into []*catalog.Stream) []*catalog.Stream {
+	if st == nil || st.Connector == nil || st.Connector == plan.NoFrom {
+		return into
+	}
+	d := plan.DerivedOf(st)
+	if d == nil {
+		if st.Connector != plan.JoinConnector && !slices.Contains(into, st) {
+			into = append(into, st)
+		}
+		return into
+	}
+	for _, part := range d.Parts {
+		into = relationInputs(part.Stream, into)
+		if part.Both != nil {
+			for _, in := range part.Both.Inputs {
+				into = relationInputs(in.Stream, into)
+			}
+		}
+	}
+	return into
+}

@@ -262,6 +262,12 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if pend := s.branchesOf(viewStream(s.Cat, st.Name)); len(pend) > 0 {
 			return parser.Errorf(st.NamePos, "view %s has pending side branches; RUN them or DROP SIDE them first", st.Name)
 		}
+		if vs := viewsReadingView(s.Cat, st.Name); len(vs) > 0 {
+			// as for DROP STREAM: the view reading it was planned over it,
+			// and would go on reading the dropped query (or a later view of
+			// that name's, not its own)
+			return parser.Errorf(st.NamePos, "view %s reads view %s: DROP VIEW %s first (SPEC 2.6)", vs[0], st.Name, vs[0])
+		}
 		if !s.Cat.DropView(st.Name) && !st.IfExists {
 			return parser.Errorf(st.NamePos, "unknown view '%s' (SHOW VIEWS lists them)", st.Name)
 		}
@@ -319,6 +325,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		s.warnJoinedPending(b, script, st.Start)
 		return s.runJob(ctx, job)
 	case *parser.Explain:
 		drop, err := s.fileStreams(dir, st.Query)
@@ -554,6 +561,31 @@ func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
 	return out
 }
 
+// warnJoinedPending warns, at the statement that starts at offset at of
+// script, when main query b joins two relations (SPEC 2.7) one of which has
+// pending side branches: they do not run with b, whose relation is the
+// join's rows, not that input's (SPEC 2.6: branches attach to the relation
+// their FROM names), so the rows they take still reach the join; they run
+// at RUN; or at the end of the script, in a job of their own.
+func (s *Session) warnJoinedPending(b *planner.Branch, script *parser.Script, at int) {
+	wr, ok := s.Front.(Warner)
+	if !ok || b.Both == nil {
+		return
+	}
+	for _, in := range b.Both.Inputs {
+		var names []string
+		for _, pb := range s.pending {
+			if plan.Origin(pb.Stream) == plan.Origin(in.Stream) {
+				names = append(names, "'"+pb.Side+"'")
+			}
+		}
+		if len(names) > 0 {
+			wr.Warn(script, &parser.Error{Offset: at, Msg: fmt.Sprintf("the side branches pending on %s (%s) do not run with this query: it joins %s with another relation, so every row of %s reaches the join (SPEC 2.6: branches attach to the relation they read); they run at RUN; or at the script's end, reading %s again. To join only the rows no branch takes, join a view of them (CREATE VIEW rest AS SELECT * FROM %s WHERE NOT (...))",
+				in.Stream.Name, strings.Join(names, ", "), in.Name, in.Stream.Name, in.Stream.Name, in.Stream.Name)})
+		}
+	}
+}
+
 // takeBranches removes and returns the pending branches of st (a job uses them
 // up, also when it fails: SPEC 2.1).
 func (s *Session) takeBranches(st *catalog.Stream) []*planner.Branch {
@@ -681,15 +713,33 @@ func viewStream(cat *catalog.Catalog, name string) *catalog.Stream {
 // viewsReading returns the names of the views that read st, directly or
 // through other relations (SPEC 2.6), in SHOW VIEWS' order.
 func viewsReading(cat *catalog.Catalog, st *catalog.Stream) []string {
+	return viewsReadingRel(cat, func(rel *catalog.Stream, _ *plan.Derived) bool { return rel == st })
+}
+
+// viewsReadingView returns the names of the other views that read the view
+// called name (through any depth of relations), in declaration order. A
+// view reads its own copy of another's plan (plan.CopyRelation), so the
+// view read is known by its name.
+func viewsReadingView(cat *catalog.Catalog, name string) []string {
+	return viewsReadingRel(cat, func(_ *catalog.Stream, d *plan.Derived) bool {
+		return d != nil && d.Kind == "view" && strings.EqualFold(d.Name, name)
+	})
+}
+
+// viewsReadingRel returns the names of the views that read a relation
+// that is (given its stream, and its derived relation or nil for a stream),
+// directly or through other relations; a view's own relation is not one it
+// reads.
+func viewsReadingRel(cat *catalog.Catalog, is func(*catalog.Stream, *plan.Derived) bool) []string {
 	var reads func(rel *catalog.Stream) bool
 	reads = func(rel *catalog.Stream) bool {
 		d := plan.DerivedOf(rel)
 		if d == nil {
-			return rel == st
+			return false
 		}
 		for _, part := range d.Parts {
 			for _, in := range part.Streams() {
-				if reads(in) {
+				if is(in, plan.DerivedOf(in)) || reads(in) {
 					return true
 				}
 			}
@@ -698,7 +748,7 @@ func viewsReading(cat *catalog.Catalog, st *catalog.Stream) []string {
 	}
 	var out []string
 	for _, v := range cat.Views() {
-		if reads(v.Stream) {
+		if plan.DerivedOf(v.Stream) == nil && is(v.Stream, nil) || reads(v.Stream) {
 			out = append(out, v.Name)
 		}
 	}

@@ -314,6 +314,9 @@ func (t *Tree) derivedTree(j *Job, d *Derived) []Input {
 			if name, ok := lateOf[n.ID]; ok {
 				c.Details = renameLateLine(c.Details, name)
 			}
+			if c.part == nil { // (a node of a relation the part reads keeps its own part's)
+				c.part, c.inPart = part, &Node{Line: n.Line, Branch: n.Branch, Output: n.Output, detailLines: n.detailLines}
+			}
 			c.Line, c.Branch, c.Output, c.detailLines, c.partOut = LineOther, -1, -1, nil, 0
 			if n.Kind == NodeSink { // (the part's output k, or one of its own relations' mapped to k)
 				if k := partOutput(n, outMap, j); k >= 0 {

@@ -31,12 +31,17 @@ const (
 // Line is one line of Job.Explain with what it describes: Branch is the index
 // of its branch (side branches in declaration order, then main; -1 when the
 // line is not a branch's), Output the index into Job.Outputs of a Sink line
-// (-1 otherwise).
+// (-1 otherwise), both of the job the line is of (Part's, or the job's own).
 type Line struct {
 	Text   string
 	Kind   LineKind
 	Branch int
 	Output int
+	// Part is, for a line of a derived relation's part (SPEC 2.6: a
+	// subquery, WITH name, view or UNION ALL part, at any depth), that
+	// part's job, whose run its Kind, Branch and Output count in; nil for
+	// a line of the job itself.
+	Part *Job
 }
 
 // ExplainLines returns the lines of Explain, without line ends, each with what

@@ -78,6 +78,9 @@ func (j *Job) Unreplayed() (op, why string) {
 			return "the event-time join of " + label + " (" + b.Join.Text + ")", "the job aggregates too: the windows over the rows it releases fire by their stamps, so neither its held rows nor the aggregate's state are replayed"
 		}
 		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) {
+			if b != j.Main {
+				return "the " + string(r.Kind.NodeKind()) + " of " + label, "a replay rebuilds the main query's operator only: write the branch as a main query of its own"
+			}
 			return "the " + string(r.Kind.NodeKind()) + " of " + label, r.unreplayedWhy(held, aggs)
 		}
 	}

@@ -245,10 +245,12 @@ func (j *Job) AggRankReplayed() bool {
 }
 
 // rankReplayed reports whether branch b's rank operator is rebuilt by a
-// replay in job j (held, aggs: Job.heldAggs): over the stream's rows
-// (Rank.replayed) or over the main query's own aggregate (AggRankReplayed).
+// replay in job j (held, aggs: Job.heldAggs): the main query's, over the
+// stream's rows (Rank.replayed) or over its own aggregate
+// (AggRankReplayed). A side branch's (SPEC 2.1 with 2.9) is not: the
+// executor's replay rebuilds the main query's only.
 func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
-	return b.Rank.replayed(held, aggs) || b == j.Main && !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed())
+	return b == j.Main && (b.Rank.replayed(held, aggs) || !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed()))
 }
 
 // RankBesideAggs reports whether job j's main query ends with a rank

@@ -336,7 +336,7 @@ func (j *Job) HasEventTimeJoin() bool {
 // aggregate is kept in a byte).
 func (j *Job) ParallelAggregatable() bool {
 	bs := j.AllBranches()
-	if len(bs) == 0 || len(bs) > 255 || j.Main != nil && (j.Main.Limit >= 0 || j.Main.Rank != nil) {
+	if len(bs) == 0 || len(bs) > 255 || j.Main != nil && j.Main.Limit >= 0 || j.HasRank() {
 		return false
 	}
 	for _, b := range bs {
@@ -372,7 +372,18 @@ func (j *Job) ParallelAggregatable() bool {
 // the watermark of every row before), no LIMIT (the cut needs rows in order),
 // no Rank (SPEC 2.9: one operator sees every row).
 func (j *Job) Morselable() bool {
-	return !j.HasAggregates() && j.Watermark == nil && (j.Main == nil || j.Main.Limit < 0 && j.Main.Rank == nil)
+	return !j.HasAggregates() && j.Watermark == nil && (j.Main == nil || j.Main.Limit < 0) && !j.HasRank()
+}
+
+// HasRank reports whether a query of job j, the main query or a side
+// branch, ends with a Rank (SPEC 2.9).
+func (j *Job) HasRank() bool {
+	for _, b := range j.AllBranches() {
+		if b.Rank != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadsWatermark reports whether e (nil: none) reads CURRENT_WATERMARK.

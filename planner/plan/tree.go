@@ -76,6 +76,13 @@ type Node struct {
 	// is -1: derivedTree), 1 + the index of the output of the job whose
 	// tree holds it that its rows go to; 0 otherwise.
 	partOut int
+	// part is, for a node of a derived relation's part (SPEC 2.6), that
+	// part's job, and inPart the node's Line, Branch, Output and detail
+	// lines in the part's own tree, what EXPLAIN ANALYZE counts on its line
+	// from the part's run (Line.Part); nil for the job's own nodes, whose
+	// Line, Branch and Output say it
+	part   *Job
+	inPart *Node
 }
 
 // Tree is a job's plan as a DAG of operators: Nodes in creation order, node
@@ -658,6 +665,10 @@ func (t *Tree) Lines() []Line {
 	var walk func(id int, port, lead, indent string)
 	walk = func(id int, port, lead, indent string) {
 		n := t.Nodes[id-1]
+		own := n // (what its line counts: in its part's run for a part's node)
+		if n.inPart != nil {
+			own = n.inPart
+		}
 		attrs := []string{fmt.Sprintf("#%d", n.ID)}
 		if n.Time != "" {
 			attrs = append(attrs, "time "+n.Time)
@@ -673,15 +684,15 @@ func (t *Tree) Lines() []Line {
 		if port != "" && t.Nodes[n.Inputs[0].Node-1].Kind == NodeRoute {
 			// a branch's port of the router: its own line, for the rows it took
 			kind := LineBranch
-			if n.Branch < 0 {
-				kind = LineOther // (a derived relation's own job: nothing the analysis counts, SPEC 2.6)
+			if own.Branch < 0 {
+				kind = LineOther
 			}
-			out = append(out, Line{Text: lead + "port " + port, Kind: kind, Branch: n.Branch, Output: -1})
+			out = append(out, Line{Text: lead + "port " + port, Kind: kind, Branch: own.Branch, Output: -1, Part: n.part})
 			lead, indent = indent+"+- ", indent+"   "
 		} else if port != "" {
 			lead += "[" + port + "] "
 		}
-		out = append(out, Line{Text: fmt.Sprintf("%s%s %s  (%s)", lead, n.Kind, n.Text, strings.Join(attrs, ", ")), Kind: n.Line, Branch: n.Branch, Output: n.Output})
+		out = append(out, Line{Text: fmt.Sprintf("%s%s %s  (%s)", lead, n.Kind, n.Text, strings.Join(attrs, ", ")), Kind: own.Line, Branch: own.Branch, Output: own.Output, Part: n.part})
 		rs := readers[id]
 		bar := "   "
 		if len(rs) > 0 {
@@ -692,14 +703,14 @@ func (t *Tree) Lines() []Line {
 		}
 		for i, d := range n.Details {
 			k := LineDetail
-			if i < len(n.detailLines) && n.detailLines[i] != 0 {
-				k = n.detailLines[i]
+			if i < len(own.detailLines) && own.detailLines[i] != 0 {
+				k = own.detailLines[i]
 			}
-			b := n.Branch
+			b := own.Branch
 			if b < 0 {
 				k = LineOther // (a source's or the router's: nothing of a branch)
 			}
-			out = append(out, Line{Text: indent + bar + d, Kind: k, Branch: b, Output: -1})
+			out = append(out, Line{Text: indent + bar + d, Kind: k, Branch: b, Output: -1, Part: n.part})
 		}
 		for i, r := range rs {
 			mark, next := ":- ", ":  "

@@ -109,7 +109,11 @@ type streamCounts struct {
 	// input: st is an input of the job's join of two streams (SPEC 2.7),
 	// whose rows the status's first line, the join's, counts: the job's
 	// own stream is then the joined rows, which no source reads
-	input     bool
+	input bool
+	// relation: st is a derived relation (SPEC 2.6) the job reads, whose
+	// rows are its parts' output: the status counts the rows its parts
+	// read instead (session.Job.RelationInputs, each an input)
+	relation  bool
 	rows      atomic.Int64
 	malformed atomic.Int64
 	// outage holds the stream's source when it can lose its server (an
@@ -168,6 +172,14 @@ func newProgress(job *session.Job, w io.Writer) *progress {
 		if !slices.Contains(job.BuildSides, st) && !slices.ContainsFunc(p.streams, func(c *streamCounts) bool { return c.st == st }) {
 			p.streams = append(p.streams, &streamCounts{st: st, input: true})
 		}
+	}
+	for _, st := range job.RelationInputs {
+		if !slices.ContainsFunc(p.streams, func(c *streamCounts) bool { return c.st == st }) {
+			p.streams = append(p.streams, &streamCounts{st: st, input: true})
+		}
+	}
+	for _, c := range p.streams {
+		c.relation = slices.Contains(job.Relations, c.st)
 	}
 	for _, st := range job.BuildSides {
 		p.streams = append(p.streams, &streamCounts{st: st})
@@ -252,13 +264,16 @@ const statusLines = 3
 func (p *progress) lines(elapsed time.Duration) []string {
 	secs := max(elapsed.Seconds(), 1e-9)
 	from := p.streams[0]
-	name, rows := termtext.String(from.st.Name, termtext.Line), from.rows.Load()
-	joined := false // the job reads a join's inputs: its first line counts their rows
+	name, rows := termtext.String(from.st.Name, termtext.Line), int64(0)
+	joined := false // the job reads a join's inputs or a relation's: its first line counts their rows
 	for _, s := range p.streams {
-		if s.input {
+		if s.input && !s.relation {
 			rows += s.rows.Load()
 			joined = true
 		}
+	}
+	if !joined {
+		rows = from.rows.Load()
 	}
 	rate := humanRate(float64(rows)/secs) + " rows/s"
 	var lines []string
@@ -279,8 +294,8 @@ func (p *progress) lines(elapsed time.Duration) []string {
 	var info []string
 	var bad []string
 	for i, s := range p.streams {
-		if i == 0 && joined {
-			continue // (the joined rows: each input's are counted)
+		if i == 0 && joined || s.relation {
+			continue // (the joined rows, a relation's: each input's are counted)
 		}
 		bad = append(bad, fmt.Sprintf("%s %d", termtext.String(s.st.Name, termtext.Line), s.malformed.Load()))
 	}

@@ -1,6 +1,11 @@
 package render
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strconv"
+
 	"streamql/catalog"
 	"streamql/internal/session"
 )
@@ -19,6 +24,10 @@ type materialized struct {
 	hole  int              // the place the last -U freed, -1 when none
 	live  int
 	scr   []byte // valueKey's scratch
+	// order is the order of the final table (session.Output.Order: a
+	// Top-N's over the whole input), nil when the rows stay where their
+	// changes put them
+	order []session.OrderKey
 }
 
 func newMaterialized() *materialized {
@@ -127,4 +136,83 @@ func (m *materialized) fill(tr *tableRows, keep bool, limit int) {
 	if !keep {
 		m.rows, m.index, m.hole, m.live = nil, map[string][]int{}, -1, 0
 	}
+}
+
+// sort puts the live rows of m, a result of columns cols, in m.order (SPEC
+// 2.9: a Top-N's final table in its ORDER BY's order, SPEC 2.8's table
+// format printing it once), ties where their changes put them; nothing
+// when m has no order. The places it leaves are the rows', for fill only.
+func (m *materialized) sort(cols []catalog.Column) {
+	if len(m.order) == 0 {
+		return
+	}
+	rows := m.rows[:0]
+	for _, r := range m.rows {
+		if r != nil {
+			rows = append(rows, r)
+		}
+	}
+	m.rows = rows
+	slices.SortStableFunc(m.rows, func(a, b []byte) int {
+		for _, k := range m.order {
+			c := compareField(cols[k.Col].Type, field(a, k.Col), field(b, k.Col))
+			if k.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	m.index, m.hole = map[string][]int{}, -1 // (fill takes the rows as they are now)
+}
+
+// field returns column c of key, a valueKey: its tag and bytes (nil bytes
+// for NULL).
+func field(key []byte, c int) []byte {
+	for ; ; c-- {
+		n := 0
+		if key[0] != keyNull {
+			n = 5 + (int(key[1])<<24 | int(key[2])<<16 | int(key[3])<<8 | int(key[4]))
+		}
+		if c == 0 {
+			if key[0] == keyNull {
+				return nil
+			}
+			return key[5:n]
+		}
+		key = key[max(n, 1):]
+	}
+}
+
+// compareField compares two values of type t as valueKey holds them (their
+// bytes, or their printed text; nil: NULL, which sorts first, as Flink
+// orders NULLs ascending): numbers by value, the others by their bytes
+// (a timestamp's printed text sorts as the time).
+func compareField(t catalog.Type, a, b []byte) int {
+	switch {
+	case a == nil || b == nil:
+		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
+	case t == catalog.BigInt:
+		x, errA := strconv.ParseInt(string(a), 10, 64)
+		y, errB := strconv.ParseInt(string(b), 10, 64)
+		if errA == nil && errB == nil {
+			return cmp.Compare(x, y)
+		}
+	case t == catalog.Double:
+		x, errA := strconv.ParseFloat(string(a), 64)
+		y, errB := strconv.ParseFloat(string(b), 64)
+		if errA == nil && errB == nil {
+			return cmp.Compare(x, y)
+		}
+	}
+	return bytes.Compare(a, b)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -288,6 +288,9 @@ func NewSink(cfg Config, job *session.Job) (session.Sink, error) {
 		isMain := job.HasMain && k == 0
 		if o.Updating {
 			s.changelogMode(t, isMain || cfg.SideDir == "")
+			if t.mat != nil {
+				t.mat.order = o.Order
+			}
 		}
 		if o.Late { // shown once a row reaches it, like errors (SPEC 2.4)
 			t.late, t.isErrors, t.w = true, true, nil
@@ -1129,6 +1132,7 @@ func (s *sink) renderTables(final bool) (err error) {
 			if !final {
 				continue // (the materialized result shows once, at the end)
 			}
+			t.mat.sort(t.cols)
 			t.mat.fill(&t.rows, false, -1)
 		}
 		// At the end every output of the job shows, with its header only when it

@@ -4,6 +4,7 @@
 --   queries/tests/nexmark-events.sql:14: stream auction: connector 'nexmark' has no Flink connector; the table reads the file 'auction.csv' instead: replace it by your source
 --   queries/tests/nexmark-events.sql:19: stream bid: connector 'nexmark' has no Flink connector; the table reads the file 'bid.csv' instead: replace it by your source
 --   queries/nexmark/q9.sql:14: ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties
+--   queries/nexmark/q9.sql:14: the join's rows of A that are late (below its watermark, SPEC 2.7) go to the side output 'late-A'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
 SET 'table.local-time-zone' = 'UTC';
