@@ -44,9 +44,9 @@ CREATE STREAM cdc (k BIGINT, v BIGINT) WITH ('connector'='file', 'path'='` + cdc
 		{"CDC stream", "INSERT INTO o SELECT k, v AS c FROM cdc;",
 			"SELECT k, v AS c INTO STREAM o FROM cdc;", "stream cdc, which the query reads (updating: format 'debezium-json'), emits -U/+U/-D changes"},
 		{"subquery", "INSERT INTO o SELECT k, c FROM (SELECT k, COUNT(*) AS c FROM s GROUP BY k) WHERE c > 0;",
-			"", "which the query reads (updating: its GROUP BY without a window emits -U/+U changes), emits"},
+			"", "the subquery, which the query reads (updating: its GROUP BY without a window emits -U/+U changes), emits"},
 		{"view", "CREATE VIEW w AS SELECT k, COUNT(*) AS c FROM s GROUP BY k;\nINSERT INTO o SELECT k, c FROM w;",
-			"", "which the query reads (updating: its GROUP BY without a window emits -U/+U changes), emits"},
+			"", "view w, which the query reads (updating: its GROUP BY without a window emits -U/+U changes), emits"},
 		{"UNION ALL", "INSERT INTO o SELECT k, c FROM (SELECT k, COUNT(*) AS c FROM s GROUP BY k UNION ALL SELECT k, v AS c FROM t);",
 			"", "which the query reads (updating: its GROUP BY without a window emits -U/+U changes), emits"},
 	}

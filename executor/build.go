@@ -131,6 +131,11 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 	c.limit = stateless.NewLimit(job, down)
 	add(c.limit, "limit", down)
 	marks := opts.marks
+	for _, b := range bs {
+		if b.Rank != nil && rank.ReadsMarks(b.Rank) {
+			marks = true // (its rows right after the row that moved the watermark)
+		}
+	}
 	for k := len(opts.afterRouter) - 1; k >= 0; k-- {
 		down := flow.NewEmitter(next)
 		op, name := opts.afterRouter[k](down)

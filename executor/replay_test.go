@@ -1040,7 +1040,9 @@ func TestRankLatePartNotKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "late: b,5000|late: b2,5000|main: a,10000|late: d,1000|main: x,10001|main: c,20000|main: y,20001"
+	// (each row released right after the row that moved the watermark past
+	// it, among the late rows in input order: SPEC 4)
+	want := "late: b,5000|main: a,10000|late: b2,5000|main: x,10001|late: d,1000|main: c,20000|main: y,20001"
 	if got := strings.Join(sink.out, "|"); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

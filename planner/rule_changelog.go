@@ -54,7 +54,11 @@ func updatingResult(sp *selectPlan) string {
 		return what
 	}
 	if readsOnlyChanges(sp) {
-		return "stream " + sp.st.Name + ", which the query reads (updating: " + updatingWhy(sp.st) + "),"
+		what := "stream " + sp.st.Name
+		if d := plan.DerivedOf(sp.st); d != nil {
+			what = relationText(sp.st, d) // (view cnt, the subquery, WITH name w)
+		}
+		return what + ", which the query reads (updating: " + updatingWhy(sp.st) + "),"
 	}
 	return ""
 }

@@ -35,7 +35,9 @@ import (
 // between the projections and the sink: it takes the main query's projected
 // rows (its part of each routed batch, and the rows an aggregate made for
 // it), feeds them to the executor/op operator, and hands what that emits to
-// the sink as rows it made (flow.Step.Chunks), after the batch's own rows.
+// the sink as rows it made (flow.Step.Chunks), after the batch's own rows;
+// an event-time one's (Dedup, Over, TimeSort without a LIMIT) right after
+// the row that moved the watermark past them (flow.Step.Marks: readsMarks).
 // flow.Watermark events reach the operator as they pass; the end of the input is
 // the operator's Finish.
 //
@@ -67,9 +69,15 @@ type Operator struct {
 	parts    []flow.Part
 	chunks   []flow.Chunk
 	made     flow.Step
-	colSets  [][]*vector.Vec // emit's chunks' columns, one per gathered batch
-	emitted  int64
-	took     *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
+	colSets  [][]*vector.Vec // emit's chunks' columns, one per chunk of a step
+	// placed is where the gathered rows (coll) not yet placed in the step
+	// start: batch placedB, row placedRow (place); sets counts colSets used
+	placedB, placedRow, sets int
+	// atMarks are the chunks placed at marks during a Push (markAt), added
+	// to its step after the step's own chunks were read as input
+	atMarks []flow.Chunk
+	emitted int64
+	took    *int64 // the sink's count of the main query's rows (EXPLAIN ANALYZE), nil: none
 	// lateRows counts the rows sent to the late output (the end-of-job
 	// notice, SPEC 2.4), nil when not counted
 	lateRows *flow.LateRows
@@ -495,6 +503,19 @@ func (o *Operator) Push(ctx context.Context, port flow.Port, r *flow.Step) error
 	if err := o.flushIn(ctx); err != nil {
 		return err
 	}
+	if o.readsMarks(r) {
+		// the batch's rows are in; each mark's watermark releases what it
+		// passes, placed after the row that moved it. Taking the rows first
+		// changes nothing: a row is late by its own CURRENT_WATERMARK, and
+		// one that is not has a time no mark before it passes, so it is
+		// neither released nor read (a frame, a key's first row) by a mark
+		// before it
+		for _, m := range r.Marks {
+			if err := o.markAt(ctx, m); err != nil {
+				return err
+			}
+		}
+	}
 	if len(o.late) > 0 {
 		if o.lateRows != nil { // (the rows this run writes: a replayed one's late output was written by the run before, SPEC 2.4's notices)
 			o.lateRows.Rows += int64(o.written(o.late, r.In))
@@ -634,43 +655,88 @@ func (o *Operator) noteRow(pt *flow.Part, i int32, pos int64) bool {
 	return o.rep.Replayed(pos)
 }
 
-// emit appends what the operator emitted to r as chunks after r's rows (r
-// nil: a batch of them alone) and pushes r on; a LIMIT reached ends the job.
-func (o *Operator) emit(ctx context.Context, port flow.Port, r *flow.Step) error {
-	done := false
-	if o.coll.n > 0 {
-		if r == nil {
-			o.made = flow.Step{Errors: flow.ErrorPort{Name: o.made.Errors.Name}}
-			r = &o.made
+// readsMarks reports whether the operator emits at the marks of step r
+// (flow.Step.Marks, the rows that moved the watermark): an event-time one
+// (Dedup, Over, TimeSort without a LIMIT, whose cut keeps the step's late
+// rows whole) without a replay, whose rows the watermark
+// releases, so that they come out right after the row that moved it, between
+// the batch's rows of the other outputs and its own late rows, as a window's
+// rows do (SPEC 4: the line formats write rows in the order the routing
+// produced them, whatever the batch sizes).
+func (o *Operator) readsMarks(r *flow.Step) bool {
+	return len(r.Marks) > 0 && o.rep == nil && ReadsMarks(o.r)
+}
+
+// ReadsMarks reports whether the operator of r emits at the marks of a step
+// (readsMarks), so that its chain must fill flow.Step.Marks (the builder's
+// MarkReader rule).
+func ReadsMarks(r *plan.Rank) bool {
+	k := r.Kind
+	return k == plan.RankDedup || k == plan.RankOver || k == plan.RankTimeSort && r.Limit < 0
+}
+
+// markAt gives the operator the watermark of mark m and places what it
+// emitted right after the row that moved the watermark (m.At).
+func (o *Operator) markAt(ctx context.Context, m flow.Mark) error {
+	if err := o.op.Watermark(ctx, 0, m.Value); err != nil {
+		return err
+	}
+	o.place(&o.atMarks, m.At) // (no LIMIT: readsMarks)
+	return nil
+}
+
+// place appends the rows the operator emitted since the last place to
+// chunks, placed at arrival ordinal at, and reports whether they reach a
+// TimeSort's LIMIT (the rows past it are left out).
+func (o *Operator) place(chunks *[]flow.Chunk, at int) (done bool) {
+	for ; o.placedB < o.coll.n && !done; o.placedB, o.placedRow = o.placedB+1, 0 {
+		b := o.coll.batches[o.placedB]
+		from, n := o.placedRow, b.N-o.placedRow
+		if o.r.Limit >= 0 && o.r.Kind == plan.RankTimeSort && o.emitted+int64(n) >= o.r.Limit {
+			n = int(o.r.Limit - o.emitted)
+			done = true
 		}
-		for x, b := range o.coll.batches[:o.coll.n] {
-			n := b.N
-			if o.r.Limit >= 0 && o.r.Kind == plan.RankTimeSort && o.emitted+int64(n) >= o.r.Limit {
-				n = int(o.r.Limit - o.emitted)
-				done = true
-			}
+		if n > 0 {
 			o.emitted += int64(n)
-			if x == len(o.colSets) {
+			if o.sets == len(o.colSets) {
 				o.colSets = append(o.colSets, make([]*vector.Vec, len(o.r.Output)))
 			}
 			output := o.r.Output
 			if o.output != nil {
 				output = o.output
 			}
-			cols := o.colSets[x] // (reused: the sink is done with a flow.Step when Push returns)
+			cols := o.colSets[o.sets] // (reused: the sink is done with a flow.Step when Push returns)
+			o.sets++
 			for j, c := range output {
 				cols[j] = b.Cols[c]
 			}
-			var kinds []vector.RowKind // (a Top-N's changes, SPEC 2.8)
+			var kinds []vector.RowKind // (a Top-N's changes, SPEC 2.8; indexed like Cols)
 			if b.Kinds != nil {
-				kinds = b.Kinds[:n]
+				kinds = b.Kinds[:from+n]
 			}
-			r.Chunks = append(r.Chunks, flow.Chunk{At: r.N, Part: flow.Part{Output: o.out, Sel: identity[:n], Cols: cols, Kinds: kinds}})
-			if done {
-				break
-			}
+			*chunks = append(*chunks, flow.Chunk{At: at, Part: flow.Part{Output: o.out, Sel: identity[from : from+n], Cols: cols, Kinds: kinds}})
 		}
-		o.coll.n = 0
+		if !done && o.placedB == o.coll.n-1 && b.N < vector.Cap {
+			o.placedRow = b.N // (the last batch may take more rows: they start there)
+			return false
+		}
+	}
+	return done
+}
+
+// emit appends what the operator emitted to r as chunks after r's rows (r
+// nil: a batch of them alone; rows placed at marks before are in r) and
+// pushes r on; a LIMIT reached ends the job.
+func (o *Operator) emit(ctx context.Context, port flow.Port, r *flow.Step) error {
+	done := false
+	if o.coll.n > 0 || o.sets > 0 {
+		if r == nil {
+			o.made = flow.Step{Errors: flow.ErrorPort{Name: o.made.Errors.Name}}
+			r = &o.made
+		}
+		r.Chunks = append(r.Chunks, o.atMarks...) // (placed at marks: markAt)
+		done = o.place(&r.Chunks, r.N)
+		o.coll.n, o.placedB, o.placedRow, o.sets, o.atMarks = 0, 0, 0, 0, o.atMarks[:0]
 	}
 	if g := &o.coll.late; g.n > 0 {
 		if r == nil {
