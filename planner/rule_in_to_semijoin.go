@@ -108,7 +108,7 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	if err != nil {
 		return nil, err
 	}
-	two := p.twoScope(sc, rst, rname, 1)
+	two := p.twoScope(sc, rst, rname, true)
 	var cond ast.ExprNode
 	if q.Where != nil {
 		cond = q.Where

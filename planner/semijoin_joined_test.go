@@ -99,3 +99,31 @@ func planScript(t *testing.T, script string) error {
 	}
 	return nil
 }
+
+// TestSemiJoinOverAJoinNames: in the WHERE of a query over a join of two
+// streams, an IN or EXISTS subquery's names resolve in the join's scope
+// (SPEC 2.7), as the query's other terms do: a qualified column of either
+// input plans, an unqualified name that both inputs have is ambiguous
+// (the error lists both), and one that the subquery's own stream has wins
+// over both inputs (SQL: the innermost scope).
+func TestSemiJoinOverAJoinNames(t *testing.T) {
+	const ddl = "CREATE STREAM a (k VARCHAR, p BIGINT) WITH ('connector'='values');\n" +
+		"CREATE STREAM b (k VARCHAR, q BIGINT) WITH ('connector'='values');\n" +
+		"CREATE STREAM d (k VARCHAR, x BIGINT) WITH ('connector'='values');\n"
+	for _, c := range []struct{ where, want string }{
+		{"b.q IN (SELECT x FROM d)", ""},
+		{"a.p IN (SELECT x FROM d)", ""},
+		{"EXISTS (SELECT 1 FROM d WHERE d.x = b.q AND b.k <> 'z')", ""},
+		{"EXISTS (SELECT 1 FROM d WHERE k = b.k)", ""},
+		{"NOT EXISTS (SELECT 1 FROM d WHERE x = q)", ""},
+		{"k IN (SELECT k FROM d)", "column 'k' is ambiguous: it is a.k and b.k"},
+	} {
+		err := planScript(t, ddl+"EXPLAIN SELECT a.p FROM a JOIN b ON a.k = b.k WHERE "+c.where+";\n")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.where, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: gave %v, want an error saying %q", c.where, err, c.want)
+		}
+	}
+}
