@@ -246,20 +246,32 @@
 //     between pushes, once the rows given went through (joinReplay.Torn).
 //     The pull shape (joinSource.Next, one step of the same loop: step,
 //     give) stays for a job that reads the join on a goroutine of its
-//     own, an event-time semi join's probe stream (portReader.run) and
-//     the pipelined join (joinpipe.go), or through a wrapper (a derived
-//     relation's part over stdin, gated: derivedhandback.go).
+//     own, the pipelined join (joinpipe.go), or through a wrapper (a
+//     derived relation's part over stdin, gated: derivedhandback.go).
 //   - What is left of step 3, one scheduler: (4) joinpipe.go's goroutines
 //     do not ask the core which input to read: each input's Ahead decodes
 //     its bounded file ahead unasked (the join's goroutine takes its
 //     batches by the core's rule), and the join runs on a goroutine of its
-//     own, pulled (Next). And a join of two streams under an event-time
-//     semi join (plan.Held) is a probe stream pulled by heldScheduler's
-//     reader on a goroutine (portReader.run over joinSource.Next), not two
-//     ports of heldScheduler's core: merging the two loops (the join's
-//     ports and the build sides' under one portScheduler, the joined rows
-//     pushed into the hold's chain) is what remains. op.Join itself does
-//     not change.
+//     own, pulled (Next). A join of two streams is never an event-time
+//     semi join's probe stream in one job: the joined rows have no event
+//     time of their own (plan.JoinedStream), so the planner refuses an
+//     unbounded build side over them (the planner's joinedProbeError; it
+//     was planned, and the hold's layout panicked), and the form it
+//     advises, a subquery over the join selecting its output time, is a
+//     derived relation: its part's job runs the join in the push shape
+//     on a goroutine of its own into a captureSink (derived.go), and the
+//     hold's probe reader reads the relation as any other. The join's two
+//     inputs and the build sides as ports of one portScheduler, the joined
+//     rows pushed into the hold, would first need the joined rows to
+//     carry the join's output time in the job itself (as a window over a
+//     join's does: the planner's rule_fuse_join_window.go, the job's
+//     watermark over the joined rows), the hold then keeping that column
+//     (heldTypes); then heldScheduler's loop takes joinSource's polled
+//     ports (step, read) in place of port 0's reader, and a join input
+//     whose Next blocks (stdin) becomes a goroutine's reader whose batch
+//     waits, taken only when joinSource.accepts takes it, so that the
+//     build sides' batches and releases go on meanwhile. op.Join itself
+//     does not change.
 //
 // A source's capabilities are its stream's declaration (catalog.Caps, issue
 // 22 item 5), bound to typed handles once, when the job opens the stream

@@ -406,8 +406,7 @@ type joined struct {
 // Next implements Source: the next joined rows, io.EOF once both inputs have
 // ended and every held row is out. It is the pull shape of the join's
 // scheduler (run is its push shape), for a job that reads the join on a
-// goroutine of its own, an event-time semi join's probe stream's reader
-// (portReader.run) and the pipelined join's (joinpipe.go), or through a
+// goroutine of its own, the pipelined join's (joinpipe.go), or through a
 // source that wraps it (a derived relation's part over stdin, gated:
 // derivedhandback.go).
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {

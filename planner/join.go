@@ -48,7 +48,9 @@ func (c *colCollector) Enter(n ast.Node) (ast.Node, bool) {
 
 func (c *colCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// sides reports which of the two relations of sc (0 = left, 1 = right) n reads.
+// sides reports which sides of the semi or anti join scope sc (twoScope) n
+// reads: the probe side's relations (sideLeft) or the build stream, the
+// last relation (sideRight).
 func (sc *scope) sides(n ast.ExprNode) (int, error) {
 	var c colCollector
 	n.Accept(&c)
@@ -58,7 +60,7 @@ func (sc *scope) sides(n ast.ExprNode) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if idx < sc.rels[1].offset {
+		if idx < sc.build().offset {
 			mask |= sideLeft
 		} else {
 			mask |= sideRight
@@ -80,6 +82,10 @@ func conjuncts(n ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
 	return append(out, n)
 }
 
+// build returns the build stream's relation of the semi or anti join
+// scope sc (twoScope): the last one.
+func (sc *scope) build() relation { return sc.rels[len(sc.rels)-1] }
+
 // one returns a scope of the single relation r of two, at offset 0.
 func (sc *scope) one(r int, wm int) *scope {
 	rel := sc.rels[r]
@@ -90,6 +96,27 @@ func (sc *scope) one(r int, wm int) *scope {
 	}
 	return one
 }
+
+// probeSide returns the scope of the probe side of the semi or anti join
+// scope sc (twoScope), over the job's batch: one stream's (one, its
+// CURRENT_WATERMARK column wm), or, when the probe rows are a join's of
+// two streams, every input's relation at its offset in the joined batch,
+// with the join's scope's marks of the columns read (uses, reads: the
+// joined rows carry what the semi join's keys and filter read, JoinInput.Pass)
+// and a name on both inputs ambiguous (SPEC 2.7).
+func (sc *scope) probeSide(wm int) *scope {
+	n := len(sc.rels) - 1
+	if n == 1 {
+		return sc.one(0, wm)
+	}
+	p := *sc
+	p.rels, p.prefer, p.hidden = sc.rels[:n:n], -1, ""
+	return &p
+}
+
+// buildSide returns the scope of the build stream of the semi or anti join
+// scope sc (twoScope), at offset 0 of its own batch.
+func (sc *scope) buildSide() *scope { return sc.one(len(sc.rels)-1, -1) }
 
 // andAll compiles conds in s and ANDs them (nil when empty); what names the
 // clause for the error when a condition is not BOOLEAN.
@@ -125,9 +152,9 @@ func andAll(s *scope, conds []ast.ExprNode, what string) (*Expr, error) {
 // keyless allows a join without key equalities (an uncorrelated EXISTS: every
 // probe row matches when the build side has a row).
 func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraKeys [][2]ast.ExprNode, keyless bool, pos int, text string, leftWM int) (*Join, error) {
-	right := two.rels[1].stream
+	right := two.build().stream
 	types, _ := batchLayout(right)
-	j := &Join{Mode: mode, Build: right, BuildName: two.rels[1].name, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
+	j := &Join{Mode: mode, Build: right, BuildName: two.build().name, BuildTypes: types, Text: text, Pos: pos, ProbeTime: -1, BuildTime: -1}
 	if !right.Bounded() {
 		// SPEC 2.2: an unbounded build side needs event time on both streams.
 		left := two.rels[0].stream
@@ -155,7 +182,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		}
 		j.BuildWatermark, j.BuildTime, j.ProbeTime = wm, right.EventTime, left.EventTime
 	}
-	left, rs := two.one(0, leftWM), two.one(1, -1)
+	left, rs := two.probeSide(leftWM), two.buildSide()
 	var leftConds, rightConds []ast.ExprNode
 	var conds []ast.ExprNode
 	if cond != nil {
@@ -230,7 +257,7 @@ func (p *Planner) buildJoin(two *scope, mode JoinMode, cond ast.ExprNode, extraK
 		return nil, parser.Errorf(two.pos(c), "a semi or anti join's condition may compare keys with = (left.col = right.col) or reference one side only (SPEC 2.2); this one mixes both sides: %s; to compare columns of both sides %s, or compute the value on one side first", cx, how)
 	}
 	if len(j.ProbeKeys) == 0 && !keyless {
-		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.rels[1].name)
+		return nil, parser.Errorf(pos, "the join needs at least one key equality between the streams, like %s.k = %s.k", two.rels[0].name, two.build().name)
 	}
 	var err error
 	if j.BuildFilter, err = andAll(rs, rightConds, "a join condition"); err != nil {

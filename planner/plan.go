@@ -14,6 +14,7 @@ package planner
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -371,13 +372,23 @@ func (p *Planner) source(ts *ast.TableSource, pos func(ast.Node) int) (*catalog.
 	return st, name, nil
 }
 
-// twoScope is the scope of a join condition: the probe stream, then the build
-// stream; prefer (0 or 1, -1 none) says which wins an unqualified name found in
-// both (a subquery's own stream, as in SQL).
-func (p *Planner) twoScope(left *scope, right *catalog.Stream, name string, prefer int) *scope {
+// twoScope is the scope of a semi or anti join's condition: the probe
+// side's relations (left's: one stream, or the inputs of a join of two
+// streams at their offsets in the joined batch), then the build stream,
+// the last relation, after them; buildWins says that the build stream wins
+// an unqualified name it shares with the probe side (a subquery's own
+// stream, as in SQL), else such a name is ambiguous.
+func (p *Planner) twoScope(left *scope, right *catalog.Stream, name string, buildWins bool) *scope {
 	two := *left
-	two.rels = []relation{left.rels[0], {stream: right, name: name, offset: len(left.rels[0].stream.Columns)}}
-	two.prefer = prefer
+	width := 0 // (past every probe column: sides tells the two apart by it)
+	for _, r := range left.rels {
+		width = max(width, r.offset+len(r.stream.Columns))
+	}
+	two.rels = append(slices.Clip(left.rels), relation{stream: right, name: name, offset: width})
+	two.prefer = -1
+	if buildWins {
+		two.prefer = len(two.rels) - 1
+	}
 	two.hidden = ""
 	return &two
 }

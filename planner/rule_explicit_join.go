@@ -16,7 +16,7 @@ func ruleExplicitJoin(sp *selectPlan) error {
 	if err != nil {
 		return err
 	}
-	two := p.twoScope(sp.sc, rst, rname, -1)
+	two := p.twoScope(sp.sc, rst, rname, false)
 	var on ast.ExprNode
 	if sp.join.On != nil {
 		on = sp.join.On.Expr

@@ -1,10 +1,13 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"streamql/parser"
+	"streamql/planner/plan"
 )
 
 // ruleInToSemiJoin lowers the IN / EXISTS conjuncts of WHERE to the branch's
@@ -26,12 +29,33 @@ func ruleInToSemiJoin(sp *selectPlan) error {
 			sp.rest = append(sp.rest, c)
 			continue
 		}
+		if sp.both != nil && sj.EventTime() {
+			return joinedProbeError(sp.both, sj, sp.pos(c))
+		}
 		if sp.j != nil {
 			return parser.Errorf(sp.pos(c), "one SEMI/ANTI JOIN or IN/EXISTS subquery per query is supported; split the query into side branches")
 		}
 		sp.j = sj
 	}
 	return nil
+}
+
+// joinedProbeError is the planning error of an IN or EXISTS subquery j
+// whose build side is unbounded, so that it decides by event time (SPEC 2.2:
+// a WATERMARK on both sides), in the WHERE of a query whose FROM is a join
+// of two streams, both, at script offset pos: the joined rows have no
+// event time of their own (plan.JoinedStream). It says what to write: a
+// subquery over the join that selects the join's output time as it is
+// (SPEC 2.6 and 2.7, plan.BothJoin.OutputTime), whose rows then carry it,
+// when the join has one (else to write a join that has one), or a bounded
+// build side.
+func joinedProbeError(both *plan.BothJoin, j *Join, pos int) error {
+	joined := plan.JoinedStream(both).Name
+	msg := fmt.Sprintf("%s is unbounded, so the %s decides by event time and needs a WATERMARK on both sides (SPEC 2.2), but the rows of %s have no event time of their own; ", j.BuildName, j.Text, joined)
+	if t := both.OutputTimeName(); t != "" {
+		return parser.Errorf(pos, "%sread the join through a subquery that selects its output time as it is, SELECT … FROM (SELECT %s, … FROM %s ON …) AS j WHERE …, whose rows carry it (or read a bounded build side)", msg, t, joined)
+	}
+	return parser.Errorf(pos, "%sthe output of this %s (%s) has none (SPEC 2.7: an INNER or LEFT interval join keeps its left side's time, a lookup join its left side's): write it as such a join, read through a subquery that selects that time as it is, or read a bounded build side", msg, both.Kind(), both.Type)
 }
 
 // subqueryJoin lowers a WHERE conjunct that is [NOT] IN (subquery) or [NOT]
@@ -89,7 +113,7 @@ func (p *Planner) subqueryJoin(sc *scope, c ast.ExprNode, wm int, pos func(ast.N
 	if err != nil {
 		return nil, err
 	}
-	two := p.twoScope(sc, rst, rname, 1)
+	two := p.twoScope(sc, rst, rname, true)
 	var cond ast.ExprNode
 	if q.Where != nil {
 		cond = q.Where

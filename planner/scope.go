@@ -104,6 +104,12 @@ func (s *scope) column(n *ast.ColumnNameExpr) (int, catalog.Type, error) {
 	found, foundRel := -1, -1
 	var typ catalog.Type
 	var amb []relation // the relations an ambiguous col is found in
+	if p := s.prefer; tbl == "" && p >= 0 && len(s.rels) > 1 {
+		if i := s.rels[p].stream.Column(col); i >= 0 { // (it wins over every other relation: twoScope's build side)
+			r := s.rels[p]
+			return r.offset + i, r.stream.Columns[i].Type, nil
+		}
+	}
 	for ri, r := range s.rels {
 		if tbl != "" && !strings.EqualFold(tbl, r.name) {
 			continue
