@@ -220,6 +220,10 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s], spec.Pass[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep, in.Pass
+		// an input not replayed (newJoinReplays: only one read in its
+		// consumer group is) whose stamp no reader of the joined rows
+		// reads: the state need not hold the stamp (op.JoinSpec.DropStamp)
+		spec.DropStamp[s] = !js.grouped && in.WatermarkCol >= 0 && in.WatermarkCol < len(in.Pass) && !in.Pass[in.WatermarkCol]
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
 		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})

@@ -46,7 +46,7 @@ type JoinSpec struct {
 	// every column; plan.JoinInput.Keep, planner/rule_prune_columns.go): a
 	// column no reader of the joined rows reads is NULL in them and takes no
 	// memory. Late rows go out as they came, every column included. The key,
-	// time and stamp columns are always held.
+	// time and stamp columns are always held (the stamp but with DropStamp).
 	Keep [2][]bool
 	// Pass marks, per input, the columns the joined rows carry (nil: every
 	// column held; plan.JoinInput.Pass, planner/rule_prune_columns.go): a
@@ -54,6 +54,14 @@ type JoinSpec struct {
 	// whatever Keep says) is NULL in them, not written, when no reader of
 	// the joined rows reads it. Late rows go out whole, as without it.
 	Pass [2][]bool
+	// DropStamp says, per input, that the state need not hold its Stamp
+	// column: the join reads a row's stamp once, as the row comes (whether
+	// it is late), and only a replay reads it back (EachRow, a Kafka input
+	// read in its consumer group), so a join that is not replayed and
+	// whose Pass leaves the stamp out keeps 8 bytes a row fewer and copies
+	// nothing for it (issue 23, the interval join's goal: a file input
+	// never replays). EachRow then gives every row's stamp as NULL.
+	DropStamp [2]bool
 	// Keys are each input's key columns, pairwise of one type (the planner
 	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
 	// every pair is equal.
@@ -470,7 +478,18 @@ type pendingQueue struct {
 	tail  []pendingItem // pushSorted's copy of the FIFO's items it merges (and sort's of its items)
 	keys  []uint64      // sort's words
 	spare []uint64      // radixSort's other buffer
+	// unsorted counts, per side, the batches sort still takes to its
+	// words without trying nearlySorted first: set when a side's batch was
+	// not nearly sorted, since its next ones are most likely not either
+	// (the benchmark suite's payments, out of order by seconds: the
+	// insertion's try cost a fifth of their sort), and tried again after
+	// that many (a side whose rows come in order again)
+	unsorted [2]uint8
 }
+
+// unsortedRetry is the batches sort takes straight to its words after one
+// that was not nearly sorted (pendingQueue.unsorted).
+const unsortedRetry = 32
 
 // push adds x (x.side 0 or 1).
 func (q *pendingQueue) push(x pendingItem) {
@@ -538,8 +557,13 @@ func timesRise(xs []pendingItem) bool {
 // times' range leaves room for it (a batch's: seconds), so that the sort
 // compares words, not items through a function.
 func (q *pendingQueue) sort(xs []pendingItem) {
-	if nearlySorted(xs) {
+	switch side := xs[0].side; {
+	case q.unsorted[side] > 0:
+		q.unsorted[side]--
+	case nearlySorted(xs):
 		return
+	default:
+		q.unsorted[side] = unsortedRetry
 	}
 	lo, hi := xs[0].t, xs[0].t
 	for _, x := range xs {
@@ -734,7 +758,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.swap = &joinSwap{}
 	}
 	for s := range 2 {
-		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+		keep := spec.stateKeep(s)
 		j.side[s] = joinSide{rows: NewRows(keptTypes(spec.Types[s], keep))}
 		j.view[s] = newKeepView(spec.Types[s], keep)
 		j.side[s].index.init(0)
@@ -1708,7 +1732,7 @@ func (j *Join) ProbeCopy(out Emitter) *Join {
 	c.joinOutput = joinOutput{out: out, outB: vector.NewBatch(append(append([]catalog.Type{}, j.spec.Types[0]...), j.spec.Types[1]...))} // (no Sources: from nil)
 	for s := range 2 {
 		c.lateB[s] = vector.NewBatch(j.spec.Types[s])
-		c.view[s] = newKeepView(j.spec.Types[s], keepWith(j.spec.Keep[s], j.spec.Keys[s], j.spec.Time[s], j.spec.Stamp[s]))
+		c.view[s] = newKeepView(j.spec.Types[s], j.spec.stateKeep(s))
 	}
 	c.selL, c.selR, c.slots, c.held, c.pairL, c.pairR, c.pairK = nil, nil, nil, nil, nil, nil, nil
 	c.count = JoinCounts{}
