@@ -172,6 +172,10 @@ type joinInput struct {
 	// ahead, on plan.PipelinedJoin (startPipe), reads src on a goroutine
 	// of its own: b is then its batch, valid until its next Next
 	ahead *strategy.Ahead
+	// prep is the batch's key hashes and time order the ahead reader
+	// computed with it (op.Join.Preparer; nil: none), which Push takes
+	// instead of computing them on the join's goroutine
+	prep *op.HoldPrep
 }
 
 // newJoinSource opens the two inputs of job.Both (each read whole, as a
@@ -570,6 +574,7 @@ func (ji *joinInput) next() error {
 			return err
 		}
 		ji.b, ji.bad = b, bad
+		ji.prep, _ = ji.ahead.Prepared().(*op.HoldPrep)
 		return nil
 	}
 	if ji.par == nil {
@@ -689,7 +694,7 @@ func (js *joinSource) readBatch(s int) error {
 	if err := js.ownFailures(s, ji.b); err != nil {
 		return err
 	}
-	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
+	if err := js.push(s, ji); err != nil {
 		return err
 	}
 	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
@@ -704,6 +709,17 @@ func (js *joinSource) readBatch(s int) error {
 		}
 	}
 	return failure
+}
+
+// push gives the join input s's batch: with its HoldPrep when the ahead
+// reader computed one (joinpipe.go) and the batch's rows are still the
+// ones it was computed for (no filter, no computed key; op.Join.PushPrepared
+// checks their count, which the errors policy may have cut).
+func (js *joinSource) push(s int, ji *joinInput) error {
+	if jo, ok := js.j.(*op.Join); ok && ji.prep != nil && ji.filter == nil && len(ji.keys) == 0 {
+		return jo.PushPrepared(js.ctx, s, ji.b, ji.prep)
+	}
+	return js.j.Push(js.ctx, s, ji.b)
 }
 
 // rewind gives the join each input's watermark again after partition p

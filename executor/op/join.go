@@ -507,11 +507,15 @@ func (q *pendingQueue) push(x pendingItem) {
 // a little out of time order (the out-of-orderness a watermark allows) cost
 // a sort of their batch and a merge with the FIFO's last items, not a heap
 // push and pop each.
-func (q *pendingQueue) pushSorted(xs []pendingItem) {
+func (q *pendingQueue) pushSorted(xs []pendingItem) { q.pushOrdered(xs, false) }
+
+// pushOrdered is pushSorted, of items xs in their order already when
+// ordered (a HoldPrep's: not checked again).
+func (q *pendingQueue) pushOrdered(xs []pendingItem, ordered bool) {
 	if len(xs) == 0 {
 		return
 	}
-	if !timesRise(xs) {
+	if !ordered && !timesRise(xs) {
 		q.sort(xs)
 	}
 	s := xs[0].side
@@ -787,6 +791,11 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 // kept; late ones go to the input's late port; rows that need not wait are
 // handled.
 func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	return j.push(ctx, port, b, nil)
+}
+
+// push is Push with b's HoldPrep (nil: none).
+func (j *Join) push(ctx context.Context, port int, b *vector.Batch, prep *HoldPrep) error {
 	if err := j.undefer(ctx); err != nil {
 		return err
 	}
@@ -810,7 +819,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	if err := j.settle(); err != nil {
 		return err
 	}
-	if err := j.pushRows(ctx, port, b, kb); err != nil {
+	if err := j.pushRows(ctx, port, b, kb, prep); err != nil {
 		return err
 	}
 	if err := j.release(ctx); err != nil {
@@ -819,16 +828,68 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	return j.flush(ctx)
 }
 
+// HoldPrep is what a join's holding of a batch computes from the batch
+// alone (its rows' key hashes, the order of their times), computed ahead
+// on another goroutine (Join.Preparer: the pipelined join's input readers,
+// executor/joinpipe.go), so that the join's own goroutine, the job's
+// longest path, does not (issue 23, the interval join's goal). Its memory
+// is reused from batch to batch.
+type HoldPrep struct {
+	n      int           // the rows of the batch it was computed for
+	hashes []uint64      // batchKeyHash of each row
+	keyed  []bool        // whether each row has a key (no NULL, no NaN)
+	items  []pendingItem // the rows (row: the index in the batch) in (time, arrival) order
+	q      pendingQueue  // the sort's scratch
+}
+
+// Preparer returns the function that computes input port's HoldPrep for a
+// batch (into p, reused; nil: a new one), safe to call on another
+// goroutine than the join's (it reads only the spec), or nil when the join
+// does not hold that input's batches whole (no event time, a window's
+// extreme, a lookup join's right side).
+func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+	tc := j.spec.Time[port]
+	if tc < 0 || j.extreme != nil {
+		return nil
+	}
+	keys, ns := j.spec.Keys[port], j.spec.NullSafe
+	return func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+		if p == nil {
+			p = &HoldPrep{}
+		}
+		p.n = b.N
+		p.hashes, p.keyed = batchKeyHashes(b, keys, ns, p.hashes[:0], p.keyed[:0])
+		p.items = slices.Grow(p.items[:0], b.N)[:b.N]
+		for i, t := range b.Cols[tc].I[:b.N] {
+			p.items[i] = pendingItem{t: t, side: int8(port), seq: int64(i), row: int32(i)}
+		}
+		if !timesRise(p.items) {
+			p.q.sort(p.items) // (pendingQueue.pushSorted's order: by time, then arrival)
+		}
+		return p
+	}
+}
+
+// PushPrepared is Push of b with prep, its HoldPrep computed by
+// Preparer(port) (nil, or computed for a batch of another length: Push's
+// own work): the same rows, state and output.
+func (j *Join) PushPrepared(ctx context.Context, port int, b *vector.Batch, prep *HoldPrep) error {
+	if prep != nil && prep.n != b.N {
+		prep = nil
+	}
+	return j.push(ctx, port, b, prep)
+}
+
 // pushRows adds the rows of b (kb: as the state keeps them) to input port's
 // side: late ones go to its late port, rows without event time are handled
 // at once, the others are held (j.pending, sorted by time a batch at a
 // time). Their bytes are charged once for the batch, before the first row
 // is handled (the state grows by the batch, then shrinks as rows leave it).
-func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) error {
+func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
-		return j.holdBatch(port, b, kb)
+		return j.holdBatch(port, b, kb, prep)
 	}
 	held := j.held[:0]
 	grown := int64(0)
@@ -940,7 +1001,7 @@ func (j *Join) anyLate(port int, b *vector.Batch) bool {
 // The batch is charged as one growth (as pushRows charges its held rows),
 // so a job passes 'state.max-bytes' by one batch's bytes at most, and stops
 // at that batch (TestHeldRowsPassTheBudgetByOneBatchAtMost).
-func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
+func (j *Join) holdBatch(port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	n := b.N
 	k0 := s.rows.Len()
@@ -952,9 +1013,15 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	} else {
 		bytes = s.rows.appendBatch(kb, nil)
 	}
-	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.spec.NullSafe, j.hashes[:0], j.keyed[:0])
-	s.hash.pushAll(j.hashes)
-	s.keyed.pushAll(j.keyed)
+	hashes, keyed := j.hashes, j.keyed
+	if prep != nil {
+		hashes, keyed = prep.hashes, prep.keyed
+	} else {
+		hashes, keyed = batchKeyHashes(b, j.spec.Keys[port], j.spec.NullSafe, hashes[:0], keyed[:0])
+		j.hashes, j.keyed = hashes, keyed
+	}
+	s.hash.pushAll(hashes)
+	s.keyed.pushAll(keyed)
 	if j.spec.Changes[port] {
 		for i := range n {
 			s.kinds.push(b.KindAt(i))
@@ -970,12 +1037,18 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	}
 	held := slices.Grow(j.held[:0], n)[:n] // (written in place: no append's check a row)
 	seq, side := j.seq, int8(port)
-	for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
-		held[i] = pendingItem{t: t, side: side, seq: seq + int64(i) + 1, row: int32(k0 + i)}
+	if prep != nil { // (in their order already: pushSorted finds them so)
+		for x, it := range prep.items[:n] {
+			held[x] = pendingItem{t: it.t, side: side, seq: seq + it.seq + 1, row: int32(k0) + it.row}
+		}
+	} else {
+		for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
+			held[i] = pendingItem{t: t, side: side, seq: seq + int64(i) + 1, row: int32(k0 + i)}
+		}
 	}
 	j.seq += int64(n)
 	j.held = held
-	j.pending.pushSorted(held)
+	j.pending.pushOrdered(held, prep != nil)
 	return j.acct.Grow(bytes)
 }
 
