@@ -781,6 +781,8 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 					out[x] = rc.b.get(int(k))
 				}
 			}
+		case t == catalog.Varchar && rc.pack == nil && !share:
+			rc.gatherTexts(v, at, ks, nulls)
 		case t == catalog.Varchar:
 			for x, k := range ks {
 				if !nulls[x] {
@@ -798,6 +800,30 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 			clear(v.Text[at : at+len(ks)])
 		}
 	}
+}
+
+// gatherTexts is gatherPassed's loop for a VARCHAR column that does not
+// pack, its values copied: the value of row ks[x] into v's row at+x for
+// every x whose nulls[x] is false (their NULL flags written already),
+// appended to v's arena as SetString does, the addresses' block looked up
+// once for a run of rows in one block (as intColumn.gather's).
+func (rc *rowCol) gatherTexts(v *vector.Vec, at int, ks []int32, nulls []bool) {
+	arena, out := v.Arena, v.S[at:at+len(ks)]
+	cur := -1
+	var blk []uint32
+	for x, k := range ks {
+		if nulls[x] {
+			continue
+		}
+		if b := int(k) >> colBits; b != cur {
+			cur, blk = b, rc.off.blocks[b]
+		}
+		rec := rc.record(blk[int(k)&colMask])
+		start := len(arena)
+		arena = append(arena, rec...)
+		out[x] = arena[start:len(arena):len(arena)]
+	}
+	v.Arena = arena
 }
 
 // allTrue is a batch's worth of trues: NULL flags (setNulls), keys that
