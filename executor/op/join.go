@@ -835,36 +835,43 @@ func (j *Join) push(ctx context.Context, port int, b *vector.Batch, prep *HoldPr
 // longest path, does not (issue 23, the interval join's goal). Its memory
 // is reused from batch to batch.
 type HoldPrep struct {
-	n      int           // the rows of the batch it was computed for
-	hashes []uint64      // batchKeyHash of each row
-	keyed  []bool        // whether each row has a key (no NULL, no NaN)
-	items  []pendingItem // the rows (row: the index in the batch) in (time, arrival) order
-	q      pendingQueue  // the sort's scratch
+	n      int      // the rows of the batch it was computed for
+	hashes []uint64 // batchKeyHash of each row
+	keyed  []bool   // whether each row has a key (no NULL, no NaN)
+	order  []int32  // the rows' indexes in (time, arrival) order
 }
 
 // Preparer returns the function that computes input port's HoldPrep for a
 // batch (into p, reused; nil: a new one), safe to call on another
-// goroutine than the join's (it reads only the spec), or nil when the join
-// does not hold that input's batches whole (no event time, a window's
-// extreme, a lookup join's right side).
+// goroutine than the join's (it reads only the spec), one call at a time
+// (its sort's scratch is its own), or nil when the join does not hold that
+// input's batches whole (no event time, a window's extreme, a lookup
+// join's right side).
 func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 	tc := j.spec.Time[port]
 	if tc < 0 || j.extreme != nil {
 		return nil
 	}
 	keys, ns := j.spec.Keys[port], j.spec.NullSafe
+	var items []pendingItem // (the sort's, shared by the input's batches)
+	var q pendingQueue
 	return func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 		if p == nil {
 			p = &HoldPrep{}
 		}
-		p.n = b.N
+		n := b.N
+		p.n = n
 		p.hashes, p.keyed = batchKeyHashes(b, keys, ns, p.hashes[:0], p.keyed[:0])
-		p.items = slices.Grow(p.items[:0], b.N)[:b.N]
-		for i, t := range b.Cols[tc].I[:b.N] {
-			p.items[i] = pendingItem{t: t, side: int8(port), seq: int64(i), row: int32(i)}
+		items = slices.Grow(items[:0], n)[:n]
+		for i, t := range b.Cols[tc].I[:n] {
+			items[i] = pendingItem{t: t, side: int8(port), seq: int64(i), row: int32(i)}
 		}
-		if !timesRise(p.items) {
-			p.q.sort(p.items) // (pendingQueue.pushSorted's order: by time, then arrival)
+		if !timesRise(items) {
+			q.sort(items) // (pendingQueue.pushSorted's order: by time, then arrival)
+		}
+		p.order = slices.Grow(p.order[:0], n)[:n]
+		for x, it := range items {
+			p.order[x] = it.row
 		}
 		return p
 	}
@@ -1038,8 +1045,9 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	held := slices.Grow(j.held[:0], n)[:n] // (written in place: no append's check a row)
 	seq, side := j.seq, int8(port)
 	if prep != nil { // (in their order already: pushSorted finds them so)
-		for x, it := range prep.items[:n] {
-			held[x] = pendingItem{t: it.t, side: side, seq: seq + it.seq + 1, row: int32(k0) + it.row}
+		ts := b.Cols[j.spec.Time[port]].I[:n]
+		for x, o := range prep.order[:n] {
+			held[x] = pendingItem{t: ts[o], side: side, seq: seq + int64(o) + 1, row: int32(k0) + o}
 		}
 	} else {
 		for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
