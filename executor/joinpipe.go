@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"streamql/catalog"
+	"streamql/executor/op"
+	"streamql/executor/records"
 	"streamql/executor/strategy"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
@@ -67,9 +69,36 @@ type pipeEvent struct {
 // the job's goroutine before the first Next.
 func (js *joinSource) startPipe() {
 	js.pipe = &joinPipe{}
-	for _, ji := range js.in {
-		ji.ahead = strategy.NewAhead(ji.src, ji.in.Types, strategy.AheadOptions{NoText: ji.r.b.NoText})
+	jo, _ := js.j.(*op.Join)
+	for s, ji := range js.in {
+		o := strategy.AheadOptions{NoText: ji.r.b.NoText}
+		if prepare := holdPreparer(jo, s, ji); prepare != nil {
+			o.Prepare = prepare
+		}
+		ji.ahead = strategy.NewAhead(ji.src, ji.in.Types, o)
 		ji.r.from = ji.ahead // (the port reader hands its batches)
+	}
+}
+
+// holdPreparer returns the ahead reader's Prepare for input s of join jo
+// (nil: none): each batch's key hashes and time order (op.Join.Preparer),
+// computed on the input's goroutine instead of the join's, the job's
+// longest path (issue 23, the interval join's goal), for an input whose
+// batches reach the join as they were read (no pushed-down filter, no
+// computed key). Malformed rows are not among a batch's rows: 'errors' =
+// 'fail' cuts the batch before the first (handleBad), and PushPrepared
+// then leaves a HoldPrep of another count of rows aside.
+func holdPreparer(jo *op.Join, s int, ji *joinInput) func(*vector.Batch, []records.BadRow, any) any {
+	if jo == nil || ji.filter != nil || len(ji.keys) > 0 {
+		return nil
+	}
+	prep := jo.Preparer(s)
+	if prep == nil {
+		return nil
+	}
+	return func(b *vector.Batch, _ []records.BadRow, p any) any {
+		hp, _ := p.(*op.HoldPrep)
+		return prep(b, hp)
 	}
 }
 

@@ -206,6 +206,10 @@ type joinInput struct {
 	// of its own: the port reader hands its batches, each valid until its
 	// next Next
 	ahead *strategy.Ahead
+	// prep is the batch's key hashes and time order the ahead reader
+	// computed with it (op.Join.Preparer; nil: none), which Push takes
+	// instead of computing them on the join's goroutine
+	prep *op.HoldPrep
 }
 
 // readBy makes the input's port reader hand the batches of cr, its
@@ -260,6 +264,10 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 	for s := range both.Inputs {
 		in := &both.Inputs[s]
 		spec.Types[s], spec.Time[s], spec.Stamp[s], spec.Keep[s], spec.Pass[s] = in.Types, in.TimeCol(), in.WatermarkCol, in.Keep, in.Pass
+		// an input not replayed (newJoinReplays: only one read in its
+		// consumer group is) whose stamp no reader of the joined rows
+		// reads: the state need not hold the stamp (op.JoinSpec.DropStamp)
+		spec.DropStamp[s] = !js.grouped && in.WatermarkCol >= 0 && in.WatermarkCol < len(in.Pass) && !in.Pass[in.WatermarkCol]
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
 		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})
@@ -752,6 +760,9 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		return err
 	}
 	ji.b, ji.bad = m.b, m.bad
+	if ji.ahead != nil { // (the key hashes and time order its reader computed with the batch: holdPreparer)
+		ji.prep, _ = ji.ahead.Prepared().(*op.HoldPrep)
+	}
 	js.hand.note(js, s) // (joinhandback.go)
 	n := ji.b.N
 	var failure error
@@ -803,7 +814,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		return err
 	}
 	js.noteFloor()
-	if err := js.j.Push(js.ctx, s, ji.b); err != nil {
+	if err := js.push(s, ji); err != nil {
 		return err
 	}
 	if err := js.ownFailures(-1, nil); err != nil { // (the ON condition's other terms: JoinSpec.Residual)
@@ -819,6 +830,17 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		}
 	}
 	return failure
+}
+
+// push gives the join input s's batch: with its HoldPrep when the ahead
+// reader computed one (joinpipe.go) and the batch's rows are still the
+// ones it was computed for (no filter, no computed key; op.Join.PushPrepared
+// checks their count, which the errors policy may have cut).
+func (js *joinSource) push(s int, ji *joinInput) error {
+	if jo, ok := js.j.(*op.Join); ok && ji.prep != nil && ji.filter == nil && len(ji.keys) == 0 {
+		return jo.PushPrepared(js.ctx, s, ji.b, ji.prep)
+	}
+	return js.j.Push(js.ctx, s, ji.b)
 }
 
 // rewind gives the join each input's watermark again after partition p

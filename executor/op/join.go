@@ -46,7 +46,7 @@ type JoinSpec struct {
 	// every column; plan.JoinInput.Keep, planner/rule_prune_columns.go): a
 	// column no reader of the joined rows reads is NULL in them and takes no
 	// memory. Late rows go out as they came, every column included. The key,
-	// time and stamp columns are always held.
+	// time and stamp columns are always held (the stamp but with DropStamp).
 	Keep [2][]bool
 	// Pass marks, per input, the columns the joined rows carry (nil: every
 	// column held; plan.JoinInput.Pass, planner/rule_prune_columns.go): a
@@ -54,6 +54,14 @@ type JoinSpec struct {
 	// whatever Keep says) is NULL in them, not written, when no reader of
 	// the joined rows reads it. Late rows go out whole, as without it.
 	Pass [2][]bool
+	// DropStamp says, per input, that the state need not hold its Stamp
+	// column: the join reads a row's stamp once, as the row comes (whether
+	// it is late), and only a replay reads it back (EachRow, a Kafka input
+	// read in its consumer group), so a join that is not replayed and
+	// whose Pass leaves the stamp out keeps 8 bytes a row fewer and copies
+	// nothing for it (issue 23, the interval join's goal: a file input
+	// never replays). EachRow then gives every row's stamp as NULL.
+	DropStamp [2]bool
 	// Keys are each input's key columns, pairwise of one type (the planner
 	// casts BIGINT to DOUBLE where they meet, SPEC 2.7); rows join when
 	// every pair is equal.
@@ -470,7 +478,18 @@ type pendingQueue struct {
 	tail  []pendingItem // pushSorted's copy of the FIFO's items it merges (and sort's of its items)
 	keys  []uint64      // sort's words
 	spare []uint64      // radixSort's other buffer
+	// unsorted counts, per side, the batches sort still takes to its
+	// words without trying nearlySorted first: set when a side's batch was
+	// not nearly sorted, since its next ones are most likely not either
+	// (the benchmark suite's payments, out of order by seconds: the
+	// insertion's try cost a fifth of their sort), and tried again after
+	// that many (a side whose rows come in order again)
+	unsorted [2]uint8
 }
+
+// unsortedRetry is the batches sort takes straight to its words after one
+// that was not nearly sorted (pendingQueue.unsorted).
+const unsortedRetry = 32
 
 // push adds x (x.side 0 or 1).
 func (q *pendingQueue) push(x pendingItem) {
@@ -488,11 +507,15 @@ func (q *pendingQueue) push(x pendingItem) {
 // a little out of time order (the out-of-orderness a watermark allows) cost
 // a sort of their batch and a merge with the FIFO's last items, not a heap
 // push and pop each.
-func (q *pendingQueue) pushSorted(xs []pendingItem) {
+func (q *pendingQueue) pushSorted(xs []pendingItem) { q.pushOrdered(xs, false) }
+
+// pushOrdered is pushSorted, of items xs in their order already when
+// ordered (a HoldPrep's: not checked again).
+func (q *pendingQueue) pushOrdered(xs []pendingItem, ordered bool) {
 	if len(xs) == 0 {
 		return
 	}
-	if !timesRise(xs) {
+	if !ordered && !timesRise(xs) {
 		q.sort(xs)
 	}
 	s := xs[0].side
@@ -538,8 +561,13 @@ func timesRise(xs []pendingItem) bool {
 // times' range leaves room for it (a batch's: seconds), so that the sort
 // compares words, not items through a function.
 func (q *pendingQueue) sort(xs []pendingItem) {
-	if nearlySorted(xs) {
+	switch side := xs[0].side; {
+	case q.unsorted[side] > 0:
+		q.unsorted[side]--
+	case nearlySorted(xs):
 		return
+	default:
+		q.unsorted[side] = unsortedRetry
 	}
 	lo, hi := xs[0].t, xs[0].t
 	for _, x := range xs {
@@ -734,7 +762,7 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 		j.swap = &joinSwap{}
 	}
 	for s := range 2 {
-		keep := keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+		keep := spec.stateKeep(s)
 		j.side[s] = joinSide{rows: NewRows(keptTypes(spec.Types[s], keep))}
 		j.view[s] = newKeepView(spec.Types[s], keep)
 		j.side[s].index.init(0)
@@ -763,6 +791,11 @@ func NewJoin(spec JoinSpec, out Emitter, acct Account) (*Join, error) {
 // kept; late ones go to the input's late port; rows that need not wait are
 // handled.
 func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
+	return j.push(ctx, port, b, nil)
+}
+
+// push is Push with b's HoldPrep (nil: none).
+func (j *Join) push(ctx context.Context, port int, b *vector.Batch, prep *HoldPrep) error {
 	if err := j.undefer(ctx); err != nil {
 		return err
 	}
@@ -786,7 +819,7 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	if err := j.settle(); err != nil {
 		return err
 	}
-	if err := j.pushRows(ctx, port, b, kb); err != nil {
+	if err := j.pushRows(ctx, port, b, kb, prep); err != nil {
 		return err
 	}
 	if err := j.release(ctx); err != nil {
@@ -795,16 +828,75 @@ func (j *Join) Push(ctx context.Context, port int, b *vector.Batch) error {
 	return j.flush(ctx)
 }
 
+// HoldPrep is what a join's holding of a batch computes from the batch
+// alone (its rows' key hashes, the order of their times), computed ahead
+// on another goroutine (Join.Preparer: the pipelined join's input readers,
+// executor/joinpipe.go), so that the join's own goroutine, the job's
+// longest path, does not (issue 23, the interval join's goal). Its memory
+// is reused from batch to batch.
+type HoldPrep struct {
+	n      int      // the rows of the batch it was computed for
+	hashes []uint64 // batchKeyHash of each row
+	keyed  []bool   // whether each row has a key (no NULL, no NaN)
+	order  []int32  // the rows' indexes in (time, arrival) order
+}
+
+// Preparer returns the function that computes input port's HoldPrep for a
+// batch (into p, reused; nil: a new one), safe to call on another
+// goroutine than the join's (it reads only the spec), one call at a time
+// (its sort's scratch is its own), or nil when the join does not hold that
+// input's batches whole (no event time, a window's extreme, a lookup
+// join's right side).
+func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+	tc := j.spec.Time[port]
+	if tc < 0 || j.extreme != nil {
+		return nil
+	}
+	keys, ns := j.spec.Keys[port], j.spec.NullSafe
+	var items []pendingItem // (the sort's, shared by the input's batches)
+	var q pendingQueue
+	return func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+		if p == nil {
+			p = &HoldPrep{}
+		}
+		n := b.N
+		p.n = n
+		p.hashes, p.keyed = batchKeyHashes(b, keys, ns, p.hashes[:0], p.keyed[:0])
+		items = slices.Grow(items[:0], n)[:n]
+		for i, t := range b.Cols[tc].I[:n] {
+			items[i] = pendingItem{t: t, side: int8(port), seq: int64(i), row: int32(i)}
+		}
+		if !timesRise(items) {
+			q.sort(items) // (pendingQueue.pushSorted's order: by time, then arrival)
+		}
+		p.order = slices.Grow(p.order[:0], n)[:n]
+		for x, it := range items {
+			p.order[x] = it.row
+		}
+		return p
+	}
+}
+
+// PushPrepared is Push of b with prep, its HoldPrep computed by
+// Preparer(port) (nil, or computed for a batch of another length: Push's
+// own work): the same rows, state and output.
+func (j *Join) PushPrepared(ctx context.Context, port int, b *vector.Batch, prep *HoldPrep) error {
+	if prep != nil && prep.n != b.N {
+		prep = nil
+	}
+	return j.push(ctx, port, b, prep)
+}
+
 // pushRows adds the rows of b (kb: as the state keeps them) to input port's
 // side: late ones go to its late port, rows without event time are handled
 // at once, the others are held (j.pending, sorted by time a batch at a
 // time). Their bytes are charged once for the batch, before the first row
 // is handled (the state grows by the batch, then shrinks as rows leave it).
-func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch) error {
+func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
 	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
-		return j.holdBatch(port, b, kb)
+		return j.holdBatch(port, b, kb, prep)
 	}
 	held := j.held[:0]
 	grown := int64(0)
@@ -916,7 +1008,7 @@ func (j *Join) anyLate(port int, b *vector.Batch) bool {
 // The batch is charged as one growth (as pushRows charges its held rows),
 // so a job passes 'state.max-bytes' by one batch's bytes at most, and stops
 // at that batch (TestHeldRowsPassTheBudgetByOneBatchAtMost).
-func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
+func (j *Join) holdBatch(port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	n := b.N
 	k0 := s.rows.Len()
@@ -928,9 +1020,15 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	} else {
 		bytes = s.rows.appendBatch(kb, nil)
 	}
-	j.hashes, j.keyed = batchKeyHashes(b, j.spec.Keys[port], j.spec.NullSafe, j.hashes[:0], j.keyed[:0])
-	s.hash.pushAll(j.hashes)
-	s.keyed.pushAll(j.keyed)
+	hashes, keyed := j.hashes, j.keyed
+	if prep != nil {
+		hashes, keyed = prep.hashes, prep.keyed
+	} else {
+		hashes, keyed = batchKeyHashes(b, j.spec.Keys[port], j.spec.NullSafe, hashes[:0], keyed[:0])
+		j.hashes, j.keyed = hashes, keyed
+	}
+	s.hash.pushAll(hashes)
+	s.keyed.pushAll(keyed)
 	if j.spec.Changes[port] {
 		for i := range n {
 			s.kinds.push(b.KindAt(i))
@@ -946,12 +1044,19 @@ func (j *Join) holdBatch(port int, b, kb *vector.Batch) error {
 	}
 	held := slices.Grow(j.held[:0], n)[:n] // (written in place: no append's check a row)
 	seq, side := j.seq, int8(port)
-	for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
-		held[i] = pendingItem{t: t, side: side, seq: seq + int64(i) + 1, row: int32(k0 + i)}
+	if prep != nil { // (in their order already: pushSorted finds them so)
+		ts := b.Cols[j.spec.Time[port]].I[:n]
+		for x, o := range prep.order[:n] {
+			held[x] = pendingItem{t: ts[o], side: side, seq: seq + int64(o) + 1, row: int32(k0) + o}
+		}
+	} else {
+		for i, t := range b.Cols[j.spec.Time[port]].I[:n] {
+			held[i] = pendingItem{t: t, side: side, seq: seq + int64(i) + 1, row: int32(k0 + i)}
+		}
 	}
 	j.seq += int64(n)
 	j.held = held
-	j.pending.pushSorted(held)
+	j.pending.pushOrdered(held, prep != nil)
 	return j.acct.Grow(bytes)
 }
 
@@ -1708,7 +1813,7 @@ func (j *Join) ProbeCopy(out Emitter) *Join {
 	c.joinOutput = joinOutput{out: out, outB: vector.NewBatch(append(append([]catalog.Type{}, j.spec.Types[0]...), j.spec.Types[1]...))} // (no Sources: from nil)
 	for s := range 2 {
 		c.lateB[s] = vector.NewBatch(j.spec.Types[s])
-		c.view[s] = newKeepView(j.spec.Types[s], keepWith(j.spec.Keep[s], j.spec.Keys[s], j.spec.Time[s], j.spec.Stamp[s]))
+		c.view[s] = newKeepView(j.spec.Types[s], j.spec.stateKeep(s))
 	}
 	c.selL, c.selR, c.slots, c.held, c.pairL, c.pairR, c.pairK = nil, nil, nil, nil, nil, nil, nil
 	c.count = JoinCounts{}

@@ -134,6 +134,9 @@ func (j *Join) Rewind(port int, wm int64, set bool) {
 func (j *Join) EachRow(s int, f func(pos int64, stamp int64, null bool)) {
 	sd := &j.side[s]
 	sc := j.spec.Stamp[s]
+	if j.spec.DropStamp[s] {
+		sc = -1 // (not held: JoinSpec.DropStamp)
+	}
 	for k := range sd.rows.Len() {
 		if sd.dead[k] {
 			continue

@@ -61,6 +61,12 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 	sd := &j.side[st]
 	run := q.due(st, bound, all, math.MaxInt)
 	ends := j.held[:0] // (the run's rows' ends, queued in j.expiry after the loop)
+	// a row's interval ends at t+Hi (st 1), t-Lo (st 0): the bound's
+	// offset, found once (satSub's -Lo, but for Lo = MinInt64)
+	off, sub := j.spec.Hi, false
+	if st == 0 {
+		off, sub = -j.spec.Lo, j.spec.Lo == math.MinInt64
+	}
 	for _, it := range run {
 		k := int(it.row)
 		if it.row < 0 || sd.dead[k] {
@@ -70,8 +76,8 @@ func (j *Join) releaseRuns(ctx context.Context, st int, bound int64, all bool) e
 			sd.index.add(sd.hash.get(k), it.row, sd.dead)
 		}
 		j.seq++
-		end := satAdd(it.t, j.spec.Hi)
-		if st == 0 {
+		end := satAdd(it.t, off)
+		if sub {
 			end = satSub(it.t, j.spec.Lo)
 		}
 		ends = append(ends, pendingItem{t: end, side: int8(st), seq: j.seq, row: it.row})

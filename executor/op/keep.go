@@ -23,6 +23,26 @@ func keepWith(keep []bool, cols []int, more ...int) []bool {
 	return out
 }
 
+// stateKeep returns the columns of input s the join's state holds (nil:
+// every one): Keep with the key, time and stamp columns, but the stamp
+// when DropStamp says no one reads it back.
+func (spec *JoinSpec) stateKeep(s int) []bool {
+	sc := spec.Stamp[s]
+	if !spec.DropStamp[s] || sc < 0 || sc >= len(spec.Types[s]) || sc == spec.Time[s] || slices.Contains(spec.Keys[s], sc) {
+		return keepWith(spec.Keep[s], spec.Keys[s], spec.Time[s], spec.Stamp[s])
+	}
+	keep := spec.Keep[s]
+	if keep == nil {
+		keep = make([]bool, len(spec.Types[s]))
+		for c := range keep {
+			keep[c] = true
+		}
+	}
+	keep = keepWith(keep, spec.Keys[s], spec.Time[s])
+	keep[sc] = false
+	return keep
+}
+
 // keptTypes returns the layout a Rows holding only the columns keep marks
 // (nil: all) has: types, with catalog.Unknown, a column of NULLs that takes
 // a NULL flag a row, for each other column (CopyTo writes them NULL).

@@ -23,6 +23,16 @@ type keyIndex struct {
 	shift uint8   // lineShift(mask)
 	used  int     // slots not free (chains, empty ones too)
 	next  []int32 // each row's successor in its chain, -1 for the last
+	// over has a bit a line of 1<<spreadBits slots (spread's): set when a
+	// slot in use may lie past the line's last slot while its hash's home
+	// is at or before that slot (an add or place probed across the line's
+	// end). A clear bit lets del and find stop at the line's end instead
+	// of loading the next line's slots, whose line spread placed at
+	// random: the interval join's expired key at a line's end no longer
+	// costs a cache miss on an unrelated line (issue 23, performance). It
+	// is conservative (a set bit may be stale): set by add and place,
+	// cleared by init and by del when the slot after the line is free.
+	over []uint64
 	// spare and spareNext are the arrays of the table before the last
 	// rebuild, reused by the next one (steady state allocates nothing).
 	spare     []keySlot
@@ -52,6 +62,9 @@ func (x *keyIndex) init(n int) {
 	for i := range x.slots {
 		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
 	}
+	words := (len(x.slots)>>spreadBits + 63) / 64
+	x.over = slices.Grow(x.over[:0], words)[:words]
+	clear(x.over)
 	x.mask = uint64(len(x.slots) - 1)
 	x.shift = lineShift(x.mask)
 	x.used = 0
@@ -82,6 +95,31 @@ func (x *keyIndex) find(h uint64) int {
 		if s.h == h && s.head != -1 {
 			return int(i)
 		}
+		if !x.spills(i) {
+			return -1 // (no slot past the line's end has its home at or before i)
+		}
+	}
+}
+
+// lineEnd is the mask of a slot's offset in its line: a slot i is its
+// line's last when i&lineEnd == lineEnd.
+const lineEnd = 1<<spreadBits - 1
+
+// spills reports whether a probe from slot i must go on to slot i+1: i is
+// not its line's last slot, or the line's over bit is set.
+func (x *keyIndex) spills(i uint64) bool {
+	if i&lineEnd != lineEnd {
+		return true
+	}
+	l := i >> spreadBits
+	return x.over[l/64]&(1<<(l%64)) != 0
+}
+
+// overflow sets the over bits of the lines a probe from slot home crossed
+// the end of to reach slot at (none when both are in one line).
+func (x *keyIndex) overflow(home, at uint64) {
+	for l, e := home>>spreadBits, at>>spreadBits; l != e; l = (l + 1) & (x.mask >> spreadBits) {
+		x.over[l/64] |= 1 << (l % 64)
 	}
 }
 
@@ -152,7 +190,8 @@ func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 	}
 	x.next[k] = -1
 	reuse := -1
-	for i := x.home(h); ; i = (i + 1) & x.mask {
+	home := x.home(h)
+	for i := home; ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.head == slotFree {
 			if reuse < 0 {
@@ -174,6 +213,9 @@ func (x *keyIndex) add(h uint64, k int32, dead []bool) {
 		}
 	}
 	x.slots[reuse] = keySlot{h: h, head: k, tail: k}
+	if uint64(reuse)>>spreadBits != home>>spreadBits {
+		x.overflow(home, uint64(reuse))
+	}
 }
 
 // trim lets go of what the index keeps for growing (the arrays of the table
@@ -362,9 +404,16 @@ func (x *keyIndex) del(i uint64) {
 		x.slots[i] = keySlot{head: slotFree, tail: slotFree}
 		j := i
 		for {
+			if !x.spills(j) {
+				return // (no slot past the line's end has its home at or before i)
+			}
 			j = (j + 1) & x.mask
 			s := x.slots[j]
 			if s.head == slotFree {
+				if j&lineEnd == 0 { // (nothing past a free slot has its home before it)
+					l := (j - 1) & x.mask >> spreadBits
+					x.over[l/64] &^= 1 << (l % 64)
+				}
 				return
 			}
 			// slot j's chain moves to i unless its home k lies cyclically
@@ -382,12 +431,16 @@ func (x *keyIndex) del(i uint64) {
 // place puts chain s into a free slot of its hash (rebuild: the hash is not
 // in the table yet).
 func (x *keyIndex) place(s keySlot) {
-	i := x.home(s.h)
+	home := x.home(s.h)
+	i := home
 	for x.slots[i].head != slotFree {
 		i = (i + 1) & x.mask
 	}
 	x.slots[i] = s
 	x.used++
+	if i>>spreadBits != home>>spreadBits {
+		x.overflow(home, i)
+	}
 }
 
 // The key hash of SPEC 2.7's equality, the same for a stored row

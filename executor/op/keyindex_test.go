@@ -34,9 +34,33 @@ func TestKeyIndexAgainstReference(t *testing.T) {
 				dead, hashOf = append(dead, false), append(hashOf, h)
 				x.add(h, int32(k), dead)
 				ref[h] = append(ref[h], k)
-			case op < 15: // a row dies
+			case op < 13: // a row dies
 				if len(dead) > 0 {
 					dead[r.IntN(len(dead))] = true
+				}
+			case op < 15: // a row dies and leaves its chain when it is the head (an interval join's expiry: dropHead)
+				if len(dead) > 0 {
+					k := r.IntN(len(dead))
+					h := hashOf[k]
+					head := -1
+					for _, o := range ref[h] {
+						if !dead[o] {
+							head = o
+							break
+						}
+					}
+					dead[k] = true
+					if head == k {
+						// (the dead rows before it in the chain go first, as a probe unlinks them)
+						if si := x.find(h); si >= 0 {
+							for o := x.slots[si].head; o >= 0 && o != int32(k) && dead[o]; o = x.slots[si].head {
+								x.unlink(si, -1, o)
+							}
+						}
+						if !x.dropHead(h, int32(k)) {
+							t.Fatalf("seed %d step %d: row %d, its hash's first live row, is not its chain's head", seed, step, k)
+						}
+					}
 				}
 			case op < 18: // a probe of a hash, unlinking the dead rows it meets
 				h := uint64(r.IntN(hashes)) * 0x9e3779b97f4a7c15
@@ -109,6 +133,9 @@ func TestKeyIndexAgainstReference(t *testing.T) {
 				for j := spread(s.h, x.mask); j != uint64(i); j = (j + 1) & x.mask {
 					if x.slots[j].head == slotFree {
 						t.Fatalf("seed %d step %d: slot %d (hash %x) not reachable from its home: slot %d is free", seed, step, i, s.h, j)
+					}
+					if l := j >> spreadBits; j&lineEnd == lineEnd && x.over[l/64]&(1<<(l%64)) == 0 {
+						t.Fatalf("seed %d step %d: slot %d (hash %x) lies past the end of line %d, whose over bit is clear", seed, step, i, s.h, l)
 					}
 				}
 			}

@@ -236,6 +236,54 @@ func (rc *rowCol) addRecord(x []byte) uint32 {
 	return o
 }
 
+// addTexts is appendBatch's loop for a VARCHAR column that does not pack
+// (rows 0..n-1 of v, n at most vector.Cap): when their records fit in the
+// room left in the arena's current chunk (a batch's short texts: the
+// interval join's payment methods, issue 23), it writes them there one
+// after the other, as addRecord would place them, and their addresses
+// with one push, adding each row's bytes to *total and sz (nil: none) as
+// appendBatch counts them, and reports true; otherwise it stores nothing
+// (what it wrote past the arena's top is free room still) and reports
+// false, and appendBatch's row-by-row loop stores them.
+func (rc *rowCol) addTexts(v *vector.Vec, n int, sz []int32, total *int64) bool {
+	slot, in := int(rc.top>>arenaBits), int(rc.top&arenaMask)
+	if slot >= len(rc.chunks) {
+		return false
+	}
+	ch := rc.chunks[slot]
+	var offs [vector.Cap]uint32
+	at, bytes := in, int64(0)
+	for i, x := range v.S[:n] {
+		if v.Null[i] {
+			x = nil
+		}
+		bytes += 4 + int64(len(x))
+		if len(x) == 0 {
+			offs[i] = noAddr
+			continue
+		}
+		if len(x) >= 0x80 || len(x) >= len(ch)-at {
+			return false // (a long value, or the chunk's end: place's)
+		}
+		offs[i] = uint32(slot<<arenaBits + at)
+		ch[at] = byte(len(x))
+		at += 1 + copy(ch[at+1:], x)
+	}
+	if sz != nil {
+		for i, x := range v.S[:n] {
+			if !v.Null[i] {
+				sz[i] += 4 + int32(len(x))
+			} else {
+				sz[i] += 4
+			}
+		}
+	}
+	rc.top += uint32(at - in)
+	rc.off.pushAll(offs[:n])
+	*total += bytes
+	return true
+}
+
 // NewRows returns an empty store of rows of types.
 func NewRows(types []catalog.Type) *Rows {
 	r := &Rows{types: types, cols: make([]rowCol, len(types)), inOrder: true, rowFixed: int64(8 + len(types))}
@@ -351,6 +399,7 @@ func (r *Rows) appendBatch(b *vector.Batch, sizes *[]int32) int64 {
 			rc.f.pushAll(v.F[:n])
 		case t == catalog.Boolean:
 			rc.b.pushAll(v.B[:n])
+		case t == catalog.Varchar && rc.pack == nil && n <= vector.Cap && rc.addTexts(v, n, sz, &total):
 		case textLike(t):
 			for i := range n {
 				x := rc.text(t, v, i)
@@ -732,6 +781,8 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 					out[x] = rc.b.get(int(k))
 				}
 			}
+		case t == catalog.Varchar && rc.pack == nil && !share:
+			rc.gatherTexts(v, at, ks, nulls)
 		case t == catalog.Varchar:
 			for x, k := range ks {
 				if !nulls[x] {
@@ -749,6 +800,30 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 			clear(v.Text[at : at+len(ks)])
 		}
 	}
+}
+
+// gatherTexts is gatherPassed's loop for a VARCHAR column that does not
+// pack, its values copied: the value of row ks[x] into v's row at+x for
+// every x whose nulls[x] is false (their NULL flags written already),
+// appended to v's arena as SetString does, the addresses' block looked up
+// once for a run of rows in one block (as intColumn.gather's).
+func (rc *rowCol) gatherTexts(v *vector.Vec, at int, ks []int32, nulls []bool) {
+	arena, out := v.Arena, v.S[at:at+len(ks)]
+	cur := -1
+	var blk []uint32
+	for x, k := range ks {
+		if nulls[x] {
+			continue
+		}
+		if b := int(k) >> colBits; b != cur {
+			cur, blk = b, rc.off.blocks[b]
+		}
+		rec := rc.record(blk[int(k)&colMask])
+		start := len(arena)
+		arena = append(arena, rec...)
+		out[x] = arena[start:len(arena):len(arena)]
+	}
+	v.Arena = arena
 }
 
 // allTrue is a batch's worth of trues: NULL flags (setNulls), keys that

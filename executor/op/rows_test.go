@@ -445,3 +445,50 @@ func TestRowsCompactRunsAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBatchTextsAgainstAdd: a batch of VARCHAR values appended whole
+// (appendBatch, whose records go into the arena's current chunk with one
+// reservation when they fit: rowCol.addTexts) stores the same values and
+// counts the same bytes, row by row and in all, as Add a row at a time,
+// for batches of short, empty, NULL and long (two-byte length) values,
+// many of them crossing a chunk's end.
+func TestAppendBatchTextsAgainstAdd(t *testing.T) {
+	types := []catalog.Type{catalog.BigInt, catalog.Varchar}
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		whole, byRow := NewRows(types), NewRows(types)
+		b := vector.NewBatch(types)
+		var sizes []int32
+		for step := range 300 {
+			n := 1 + r.IntN(vector.Cap)
+			b.Reset()
+			long := r.IntN(4) == 0
+			for i := range n {
+				b.Cols[0].I[i] = int64(step*vector.Cap + i)
+				l := r.IntN(12)
+				if long && r.IntN(10) == 0 {
+					l = 100 + r.IntN(300)
+				}
+				b.Cols[1].SetString(i, []byte(strings.Repeat(string(rune('a'+r.IntN(26))), l)))
+				b.Cols[1].Null[i] = r.IntN(10) == 0
+			}
+			b.N = n
+			sizes = sizes[:0]
+			got := whole.appendBatch(b, &sizes)
+			want := int64(0)
+			for i := range n {
+				k, bytes := byRow.Add(b, i)
+				want += bytes
+				if w := whole.Str(k, 1); string(w) != string(byRow.Str(k, 1)) || whole.Null(k, 1) != byRow.Null(k, 1) {
+					t.Fatalf("seed %d step %d row %d: appended %q (NULL %v), added %q (NULL %v)", seed, step, i, w, whole.Null(k, 1), byRow.Str(k, 1), byRow.Null(k, 1))
+				}
+				if int64(sizes[i]) != bytes {
+					t.Fatalf("seed %d step %d row %d: appended counts %d bytes, Add %d", seed, step, i, sizes[i], bytes)
+				}
+			}
+			if got != want {
+				t.Fatalf("seed %d step %d: the batch counts %d bytes, its rows added one by one %d", seed, step, got, want)
+			}
+		}
+	}
+}

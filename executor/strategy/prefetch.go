@@ -50,11 +50,12 @@ const (
 // rows, and err, the error of the Next call after them (nil while the source
 // goes on).
 type group struct {
-	b   [groupBatches]*vector.Batch
-	bad [groupBatches][]records.BadRow
-	n   int
-	err error
-	raw []byte // backing of the bad rows' Raw copies
+	b    [groupBatches]*vector.Batch
+	bad  [groupBatches][]records.BadRow
+	prep [groupBatches]any // AheadOptions.Prepare's, nil without it
+	n    int
+	err  error
+	raw  []byte // backing of the bad rows' Raw copies
 }
 
 // detach copies what batch k of g still shares with the source (VARCHAR values,
@@ -105,6 +106,15 @@ type AheadOptions struct {
 	// malformed rows' raw texts (vector.Batch.OwnStrings,
 	// records.OwnRaw) before it calls the source again.
 	Owned bool
+	// Prepare, when not nil, is called on the producer goroutine with
+	// each batch the source gave and its malformed rows, before the reader
+	// takes them: work on the batch alone that the reader would otherwise
+	// do on its own goroutine (a pipelined join's key hashes and time
+	// order, op.HoldPrep: issue 23, the join's goroutine the job's longest
+	// path). p is what the call returned for the batch's place in its group
+	// the time before (nil the first time), to reuse; what it returns now
+	// the reader gets with the batch (Ahead.Prepared).
+	Prepare func(b *vector.Batch, bad []records.BadRow, p any) any
 	// groups is how many groups the reader has (0: groups; a deep
 	// Prefetch: deepGroups).
 	groups int
@@ -137,7 +147,7 @@ func NewAhead(src connector.Source, types []catalog.Type, o AheadOptions) *Ahead
 	for range n {
 		a.free <- newGroup(types, o.NoText)
 	}
-	go a.produce(src, o.Owned)
+	go a.produce(src, o.Owned, o.Prepare)
 	return a
 }
 
@@ -158,7 +168,7 @@ func newGroup(types []catalog.Type, noText bool) *group {
 
 // produce is the producer goroutine: it fills free groups from src until
 // src's error (io.EOF at its end) or Close.
-func (a *Ahead) produce(src connector.Source, owned bool) {
+func (a *Ahead) produce(src connector.Source, owned bool, prepare func(*vector.Batch, []records.BadRow, any) any) {
 	defer close(a.stopped)
 	for {
 		var g *group
@@ -179,6 +189,11 @@ func (a *Ahead) produce(src connector.Source, owned bool) {
 			if err == nil {
 				if !owned {
 					g.detach(k)
+				}
+				if prepare != nil {
+					if p := prepare(g.b[k], g.bad[k], g.prep[k]); p != g.prep[k] { // (stored once: no write barrier a batch)
+						g.prep[k] = p
+					}
 				}
 				g.n++
 			}
@@ -213,6 +228,15 @@ func (a *Ahead) Next() (*vector.Batch, []records.BadRow, error) {
 		}
 		a.cur, a.k = <-a.full, 0
 	}
+}
+
+// Prepared returns what AheadOptions.Prepare returned for the batch Next
+// returned last (nil without Prepare), valid as that batch is.
+func (a *Ahead) Prepared() any {
+	if a.cur == nil || a.k == 0 {
+		return nil
+	}
+	return a.cur.prep[a.k-1]
 }
 
 // Close stops the producer and waits for it, so that the caller may close
