@@ -67,6 +67,17 @@ type Planner struct {
 	// joins no pair (Flink plans it so and warns too). The session shows
 	// them on stderr when the query runs; EXPLAIN shows them in the plan.
 	Warnings []*parser.Error
+	// Routes, when not nil, returns the side branches pending on st (a
+	// stream or a view's relation), without taking them: a statement's
+	// main query that joins st with another relation (SPEC 2.7) reads st
+	// through them, as a relation whose rows are those no branch took
+	// (routedRelation, SPEC 2.1's probe side, 2.6). The session sets it for
+	// a main query; nil plans joins of the relations as they are.
+	Routes func(st *catalog.Stream) []*Branch
+	// Routed are the relations whose pending branches (Routes) the last
+	// planned statement attached, in FROM order: the session takes those
+	// branches when it runs the statement.
+	Routed []*catalog.Stream
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
