@@ -212,7 +212,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 		return b, err
 	}
-	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}, top: p.selects == 1}
+	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}, top: p.selects == 1, route: p.selects == 1}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
 		if err := r.apply(sp); err != nil {
@@ -260,6 +260,11 @@ type selectPlan struct {
 	// whose compiled expressions are every reader of its rows: column
 	// pruning then passes on only what they read (rulePruneColumns)
 	top bool
+	// route is set for the statement's own query, also as a Top-N's,
+	// ORDER BY's or OVER's inner query (planInner), not for a relation it
+	// reads: its join's inputs read a stream through the side branches
+	// pending on it (routeJoined, SPEC 2.1, 2.6)
+	route bool
 	// distinct is set by ruleDistinct when it wrote SELECT DISTINCT as a
 	// GROUP BY, so that errors about those keys name what the query wrote.
 	distinct bool

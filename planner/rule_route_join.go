@@ -29,7 +29,7 @@ import (
 // error of that relation's job (a side name clash, SPEC 2.1).
 func (sp *selectPlan) routeJoined(leaves [][]fromLeaf) error {
 	p := sp.p
-	if p.Routes == nil || !sp.top {
+	if p.Routes == nil || !sp.route {
 		return nil
 	}
 	for s := range leaves {
