@@ -68,6 +68,17 @@ type Planner struct {
 	// joins no pair (Flink plans it so and warns too). The session shows
 	// them on stderr when the query runs; EXPLAIN shows them in the plan.
 	Warnings []*parser.Error
+	// Routes, when not nil, returns the side branches pending on st (a
+	// stream or a view's relation), without taking them: a statement's
+	// main query that joins st with another relation (SPEC 2.7) reads st
+	// through them, as a relation whose rows are those no branch took
+	// (routedRelation, SPEC 2.1's probe side, 2.6). The session sets it for
+	// a main query; nil plans joins of the relations as they are.
+	Routes func(st *catalog.Stream) []*Branch
+	// Routed are the relations whose pending branches (Routes) the last
+	// planned statement attached, in FROM order: the session takes those
+	// branches when it runs the statement.
+	Routed []*catalog.Stream
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope
@@ -202,7 +213,7 @@ func (p *Planner) PlanSelect(sel *parser.Select) (*Branch, error) {
 		}
 		return b, err
 	}
-	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}, top: p.selects == 1}
+	sp := &selectPlan{p: p, sel: sel, q: sel.Query, ticks: &ticker{ctx: p.Ctx}, top: p.selects == 1, route: p.selects == 1}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
 		if err := r.apply(sp); err != nil {
@@ -250,6 +261,11 @@ type selectPlan struct {
 	// whose compiled expressions are every reader of its rows: column
 	// pruning then passes on only what they read (rulePruneColumns)
 	top bool
+	// route is set for the statement's own query, also as a Top-N's,
+	// ORDER BY's or OVER's inner query (planInner), not for a relation it
+	// reads: its join's inputs read a stream through the side branches
+	// pending on it (routeJoined, SPEC 2.1, 2.6)
+	route bool
 	// distinct is set by ruleDistinct when it wrote SELECT DISTINCT as a
 	// GROUP BY, so that errors about those keys name what the query wrote.
 	distinct bool

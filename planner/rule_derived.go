@@ -227,6 +227,14 @@ func (p *Planner) PlanRelation(rel *parser.Relation, name string, ctes []*parser
 // (UNION ALL: the parts in order, each part's columns widened to the
 // union's types, BIGINT to DOUBLE), and the stream that describes it.
 func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st *catalog.Stream, err error) {
+	return p.planRelationWith(rel, kind, name, src, nil)
+}
+
+// planRelationWith is planRelation, with the side branches branches (SPEC
+// 2.1) attached to the job of rel's one SELECT: they take its input's rows
+// by first match, and the relation's rows are those no branch took
+// (routedRelation).
+func (p *Planner) planRelationWith(rel *parser.Relation, kind, name, src string, branches []*Branch) (st *catalog.Stream, err error) {
 	if f, ok := p.relFiles[rel]; ok { // (a ranked view's query, read where it is bounded: its own script)
 		saved, warned := p.Source, len(p.Warnings)
 		p.Source, src = f.Source(), f.Source()
@@ -260,7 +268,7 @@ func (p *Planner) planRelation(rel *parser.Relation, kind, name, src string) (st
 	bounded := true
 	var times []partTime
 	for _, b := range mains {
-		j, err := NewJob(b.Stream, nil, b, src)
+		j, err := NewJob(b.Stream, branches, b, src)
 		if err != nil {
 			return nil, err
 		}

@@ -56,6 +56,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 			return err
 		}
 	}
+	if err := sp.routeJoined(rels[:]); err != nil { // (pending side branches: rule_route_join.go)
+		return err
+	}
 	seen := map[string]fromLeaf{}
 	for _, l := range append(append([]fromLeaf(nil), rels[0]...), rels[1]...) {
 		if o, ok := seen[catalog.FoldName(l.name)]; ok {
@@ -283,6 +286,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// a regular outer join is updating (SPEC 2.8: a row without a partner
 	// is retracted when one comes): its outputs carry the kinds
 	// (rule_changelog.go)
+	if err := routedSides(both, sp.pos(join)); err != nil {
+		return err
+	}
 	both.Text = strings.TrimSpace(sp.p.text(sel))
 	sp.both = both
 	return nil

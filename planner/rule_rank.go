@@ -261,7 +261,7 @@ func (p *Planner) planInner(sel *parser.Select, q *ast.SelectStmt, hide []ast.Ex
 		ns.Window = &w
 	}
 	defer p.enterScope(sel)() // (the subquery's own relations: a subquery or WITH in its FROM)
-	sp := &selectPlan{p: p, sel: &ns, q: &nq, ticks: &ticker{ctx: p.Ctx}}
+	sp := &selectPlan{p: p, sel: &ns, q: &nq, ticks: &ticker{ctx: p.Ctx}, route: q == sel.Query && p.selects == 1}
 	sp.start, _ = sel.Span()
 	for _, r := range selectRules {
 		if err := r.apply(sp); err != nil {

@@ -155,6 +155,10 @@ type exporter struct {
 	// branch ranks only the rows it takes by first match (SPEC 2.1 with
 	// 2.9), so they are filtered before the rank, not after it
 	routing map[*parser.Relation][]string
+	// routed holds, while a job is written, the predicates that keep the
+	// rows of a joined stream no side branch takes, by the name its FROM
+	// reads it by (routedFrom; SPEC 2.1, 2.7)
+	routed map[string][]string
 	// sideDir is opt.SideDir made absolute (from the working directory, as
 	// --side-dir is read), for the side outputs' filesystem tables
 	sideDir string

@@ -252,6 +252,14 @@ func (p *printer) tableSource(ts *ast.TableSource, top bool) (string, []string, 
 		}
 		name += " FOR SYSTEM_TIME AS OF " + col
 	}
+	alias := tn.Name.O
+	if ts.AsName.O != "" {
+		alias = ts.AsName.O
+	}
+	if preds, ok := p.x.routed[strings.ToLower(alias)]; ok && st.Derived == nil {
+		// a joined stream's rows no side branch takes (SPEC 2.1, 2.7)
+		return "(SELECT * FROM " + name + " AS " + quote(alias) + " WHERE " + strings.Join(preds, " AND ") + ") AS " + quote(alias), nil, nil
+	}
 	if top && p.outQual != "" {
 		return name + " AS " + quote(p.outQual), nil, nil
 	}

@@ -60,7 +60,13 @@ func (x *exporter) write(jobs []job) (string, error) {
 			}
 		}
 	}
+	jobs = routedJobs(jobs)
 	for ji, j := range jobs {
+		routed, err := x.routedFrom(j)
+		if err != nil {
+			return "", err
+		}
+		x.routed = routed
 		branches := j.job.AllBranches()
 		qs := make([]*branchQuery, len(branches))
 		sels := make([]*parser.Select, len(branches))
@@ -786,4 +792,54 @@ func rankKind(r *plan.Rank) string {
 		return "ORDER BY"
 	}
 	return "Top-N"
+}
+
+// routedJobs returns jobs with, before each job whose main query joins a
+// stream through its side branches (planner.RoutedParts), a job of those branches
+// alone: they are exported as the INSERTs of the end of a script's
+// branches, their first match among themselves (SPEC 2.1), and the join
+// reads the stream's rows none of them takes (routedFrom).
+func routedJobs(jobs []job) []job {
+	var out []job
+	for _, j := range jobs {
+		for _, d := range planner.RoutedParts(j.job) {
+			part := *d.Parts[0]
+			part.Main = nil
+			out = append(out, job{job: &part, script: j.script, streaming: j.streaming})
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// routedFrom returns, for job j, the predicates by the name its FROM reads
+// each routed stream by (planner.RoutedParts): the rows none of its branches takes
+// (each branch's condition IS NOT TRUE, SPEC 2.1), which the join reads as
+// (SELECT * FROM stream AS name WHERE …) AS name (printer.tableSource).
+func (x *exporter) routedFrom(j job) (map[string][]string, error) {
+	var out map[string][]string
+	for _, d := range planner.RoutedParts(j.job) {
+		part := d.Parts[0]
+		var preds []string
+		for _, b := range part.Branches {
+			sel := x.selects[selKey{b.Script, b.Line, b.Column}]
+			if sel == nil {
+				return nil, fmt.Errorf("%s:%d: internal error: the statement of this branch was not found", b.Script, b.Line)
+			}
+			q := x.newBranchQuery(j.script, sel, part.Stream, d.Name)
+			t, err := q.take()
+			if err != nil {
+				return nil, &ScriptError{Script: j.script, Err: err}
+			}
+			if t == "" {
+				t = "TRUE"
+			}
+			preds = append(preds, t+" IS NOT TRUE")
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[strings.ToLower(d.Name)] = preds
+	}
+	return out, nil
 }

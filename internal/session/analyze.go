@@ -27,7 +27,10 @@ func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script
 		return err
 	}
 	s.takeBranches(job.Stream) // the job's, used up as a job uses them (SPEC 2.1)
-	job.CountNulls()           // (nullRows)
+	for _, r := range p.Routed {
+		s.takeBranches(r) // (those its join's inputs route: planner/rule_route_join.go)
+	}
+	job.CountNulls() // (nullRows)
 	stats, err := executor.Analyze(ctx, job, s.Env)
 	if stats.Analysis == nil { // the job did not start (a source that cannot be opened)
 		return err
@@ -42,6 +45,9 @@ func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script
 // with the pending side branches of its stream, as the main query or, for a
 // side branch, after them (as RUN would run it). The branches stay pending.
 func (s *Session) explainJob(p *planner.Planner, script *parser.Script, st *parser.Explain) (*planner.Job, error) {
+	if st.Query.Side == "" && st.Query.Stream == "" {
+		p.Routes = s.branchesOf // (shown, not used up: SPEC 2.1)
+	}
 	b, err := p.PlanSelect(st.Query)
 	if err != nil {
 		return nil, err

@@ -299,7 +299,13 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 				drop()
 			}
 		}()
+		if st.Side == "" && st.Stream == "" {
+			p.Routes = s.branchesOf // (a join's inputs read through their branches: SPEC 2.1, 2.7)
+		}
 		b, err := p.PlanSelect(st)
+		for _, r := range p.Routed {
+			s.takeBranches(r) // (the job of the relation they route uses them up, also when planning failed: SPEC 2.1)
+		}
 		if err != nil {
 			return err
 		}
@@ -325,7 +331,6 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
-		s.warnJoinedPending(b, script, st.Start)
 		return s.runJob(ctx, job)
 	case *parser.Explain:
 		drop, err := s.fileStreams(dir, st.Query)
@@ -559,31 +564,6 @@ func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
 		}
 	}
 	return out
-}
-
-// warnJoinedPending warns, at the statement that starts at offset at of
-// script, when main query b joins two relations (SPEC 2.7) one of which has
-// pending side branches: they do not run with b, whose relation is the
-// join's rows, not that input's (SPEC 2.6: branches attach to the relation
-// their FROM names), so the rows they take still reach the join; they run
-// at RUN; or at the end of the script, in a job of their own.
-func (s *Session) warnJoinedPending(b *planner.Branch, script *parser.Script, at int) {
-	wr, ok := s.Front.(Warner)
-	if !ok || b.Both == nil {
-		return
-	}
-	for _, in := range b.Both.Inputs {
-		var names []string
-		for _, pb := range s.pending {
-			if plan.Origin(pb.Stream) == plan.Origin(in.Stream) {
-				names = append(names, "'"+pb.Side+"'")
-			}
-		}
-		if len(names) > 0 {
-			wr.Warn(script, &parser.Error{Offset: at, Msg: fmt.Sprintf("the side branches pending on %s (%s) do not run with this query: it joins %s with another relation, so every row of %s reaches the join (SPEC 2.6: branches attach to the relation they read); they run at RUN; or at the script's end, reading %s again. To join only the rows no branch takes, join a view of them (CREATE VIEW rest AS SELECT * FROM %s WHERE NOT (...))",
-				in.Stream.Name, strings.Join(names, ", "), in.Name, in.Stream.Name, in.Stream.Name, in.Stream.Name)})
-		}
-	}
 }
 
 // takeBranches removes and returns the pending branches of st (a job uses them
