@@ -267,6 +267,17 @@ func runStdinScript(t *testing.T, bin, script, in string) string {
 // (the errors output's rows and the end-of-job notices, in csv).
 func runStdinScriptErr(t *testing.T, bin, script, in string) (string, string) {
 	t.Helper()
+	out, stderr, code := runStdinScriptExit(t, bin, script, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	return out, stderr
+}
+
+// runStdinScriptExit is runStdinScriptErr for a script that may fail: it
+// returns the exit status too.
+func runStdinScriptExit(t *testing.T, bin, script, in string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-e", script, "--format", "csv")
@@ -274,10 +285,15 @@ func runStdinScriptErr(t *testing.T, bin, script, in string) (string, string) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("exit %v: %s%s", err, out, stderr.String())
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), stderr.String(), 0
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		return string(out), stderr.String(), exit.ExitCode()
 	}
-	return string(out), stderr.String()
+	t.Fatalf("run: %v: %s%s", err, out, stderr.String())
+	return "", "", 0
 }
 
 // malformedByStatement splits stderr, a two-statement script's over one
@@ -402,7 +418,12 @@ func TestTeeHandsBackStdin(t *testing.T) {
 // the last: each is reported once (SPEC 1), by the statement whose cut it
 // precedes (those after a row before the last used row by the first, the
 // others, handed back, by the second), in the errors output ('errors'
-// 'side') and in each statement's count (and so under 'skip').
+// 'side') and in each statement's count (and so under 'skip'). Under
+// 'errors'='fail', with malformed rows before the cut, only after it, and
+// only after the rows the first statement reads, the statement that fails
+// names the first malformed row it reads (a derived relation's part that
+// failed handed its failing row on before its reader's cut was known: the
+// next statement failed at a later row).
 func TestWrappersHandBackStdin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -469,6 +490,11 @@ func TestWrappersHandBackStdin(t *testing.T) {
 		{"window over a view of a join", "CREATE VIEW j AS " + join + ";\n" + fmt.Sprintf(window, "j") + " LIMIT %d", windowLimits, func(l int) int { return 60 * l }},
 		{"window in subquery", "SELECT * FROM (" + fmt.Sprintf(window, "s") + ") LIMIT %d", windowLimits, func(l int) int { return 60*l + 1 }},
 	}
+	// the shapes whose job reads two rows after the last one used before its
+	// LIMIT ends: an event-time join holds its rows until the watermark
+	// passes them, which the second row after (its t less the watermark's
+	// second) does; both go back
+	readsNext := map[string]bool{"lookup join": true, "interval join": true, "interval join in a view": true, "window over a join": true, "window over a view of a join": true}
 	decl := "CREATE STREAM s (k VARCHAR, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector'='stdin','format'='csv');\n" +
 		"CREATE STREAM d (k VARCHAR, x INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector'='file','path'='" + dpath + "','format'='csv');\n"
 	for _, sh := range shapes {
@@ -531,6 +557,45 @@ func TestWrappersHandBackStdin(t *testing.T) {
 				}
 				if want := append(slices.Clone(first), second...); !reflect.DeepEqual(reported, want) {
 					t.Errorf("%s\nlibrary, the malformed rows reported: %v, want %v", q, reported, want)
+				}
+				// 'errors'='fail': the statement that fails names the first
+				// malformed row it reads, its stdin line. The first statement
+				// reads up to the last row used (two rows after it with a join
+				// that holds rows, readsNext: a malformed row before the second
+				// is met before the LIMIT ends); a row after what it reads is
+				// the next statement's, whichever it is (a derived relation's
+				// part that failed at it handed it on before the reading job's
+				// cut was known). So with malformed rows before the cut the
+				// first statement fails at the first of them; with those after
+				// it only, the second, at the first after the cut; and with
+				// readsNext, one right after the last used row fails the
+				// first (later: those after the rows the first reads).
+				reads := used
+				if readsNext[sh.name] {
+					reads = used + 2
+				}
+				later := slices.DeleteFunc(slices.Clone(second), func(v int) bool { return v < reads })
+				for k, bads := range [][]int{append(slices.Clone(first), second...), second, later} {
+					if len(bads) == 0 || k == 0 && len(first) == 0 || k == 2 && len(later) == len(second) {
+						continue // (the same case as another)
+					}
+					fb := map[int]bool{}
+					for _, v := range bads {
+						fb[v] = true
+					}
+					line := bads[0] + 1 // (the first malformed line, after rows 1..bads[0])
+					script := strings.Replace(decl, "'format'='csv');", "'format'='csv','errors'='fail');", 1) + q + ";\nSELECT COUNT(*) AS n, MIN(v) AS lo FROM s;\n"
+					out, stderr, code := runStdinScriptExit(t, bin, script, input(fb))
+					wantErr := fmt.Sprintf("error: stdin:%d: malformed row in stream s", line)
+					secondRan := strings.Contains(out, "n,lo\n") // (its header: it started, so the first ended well)
+					if code != 1 || !strings.Contains(stderr, wantErr) || secondRan != (bads[0] >= reads) {
+						t.Errorf("%s ('errors'='fail', malformed rows after %v)\nexit %d, the second statement ran %v (want %v), stderr:\n%s\nwant it to name %q", q, bads, code, secondRan, bads[0] >= reads, stderr, wantErr)
+					}
+					ss := open(t, streamql.Options{OnRows: collect(new([]string)), Stdin: strings.NewReader(input(fb))})
+					err := ss.ExecScript(context.Background(), "hb.sql", script, dir)
+					if want := fmt.Sprintf("stdin:%d:", line); err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("%s ('errors'='fail', malformed rows after %v)\nlibrary: %v, want an error naming %s", q, bads, err, want)
+					}
 				}
 			})
 		}

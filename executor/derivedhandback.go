@@ -100,6 +100,20 @@ func (g *derivedGate) setCut(at int64, rows int) {
 	g.mu.Unlock()
 }
 
+// settle waits until the reading job has taken every main row the part
+// gave (pending 0) or the part's context ends: the reading job's cut
+// (derivedSource.Unread records it, then drainCut stops the part) or its
+// stop.
+func (g *derivedGate) settle() {
+	for g.pending.Load() > 0 {
+		select {
+		case <-g.drained:
+		case <-g.ctx.Done():
+			return
+		}
+	}
+}
+
 // Used returns, with the reading job's cut, the rows
 // of the source's last batch up to the last row used (none when that row
 // came from an earlier batch), with the malformed rows before them; ok
@@ -181,8 +195,13 @@ func (g *derivedGate) gate(o opened) opened {
 
 // Close implements Source: with the reading job's cut (derivedGate.Used),
 // the source is told it, in place of its own job's account, before it
-// closes.
+// closes. A part's job that stopped before its source's end (its own
+// failure: 'errors'='fail' at a malformed row, SPEC 1) closes while the
+// reading job may still cut inside the rows it gave, so Close first waits
+// until the reading job has cut or taken every row given (settle): a row
+// after the cut, the failing one too, is the next statement's.
 func (s *derivedGatedSource) Close() error {
+	s.g.settle()
 	if rows, bad, ok := s.g.Used(); ok {
 		s.Source.(Unreader).UnreadAfter(rows, bad)
 	}
