@@ -75,10 +75,10 @@ type Planner struct {
 	// (routedRelation, SPEC 2.1's probe side, 2.6). The session sets it for
 	// a main query; nil plans joins of the relations as they are.
 	Routes func(st *catalog.Stream) []*Branch
-	// Routed are the relations whose pending branches (Routes) the last
+	// Branched are the relations whose pending branches (Routes) the last
 	// planned statement attached, in FROM order: the session takes those
 	// branches when it runs the statement.
-	Routed []*catalog.Stream
+	Branched []*catalog.Stream
 	// scopes are the names the SELECTs being planned make visible
 	// (subqueries and WITH definitions, SPEC 2.6), innermost last.
 	scopes []relScope

@@ -25,7 +25,7 @@ import (
 // routeJoined replaces, in leaves (the relations of a main query's join,
 // in FROM order), each relation with pending branches (Planner.Routes) by
 // the relation of the rows they leave (routedRelation), the first reader
-// of each only, and notes it in Planner.Routed. Its error is a planning
+// of each only, and notes it in Planner.Branched. Its error is a planning
 // error of that relation's job (a side name clash, SPEC 2.1).
 func (sp *selectPlan) routeJoined(leaves [][]fromLeaf) error {
 	p := sp.p
@@ -39,7 +39,7 @@ func (sp *selectPlan) routeJoined(leaves [][]fromLeaf) error {
 			}
 			o := plan.Origin(l.st)
 			done := false
-			for _, r := range p.Routed {
+			for _, r := range p.Branched {
 				done = done || plan.Origin(r) == o
 			}
 			if done {
@@ -53,7 +53,7 @@ func (sp *selectPlan) routeJoined(leaves [][]fromLeaf) error {
 			if err != nil {
 				return err
 			}
-			p.Routed = append(p.Routed, l.st)
+			p.Branched = append(p.Branched, l.st)
 			l.st = st
 			leaves[s][i] = l
 			sp.resolved[l.ts] = l
@@ -122,12 +122,12 @@ func routedSides(both *plan.BothJoin, at int) error {
 // routedKind is the plan.Derived.Kind of a relation routedRelation makes.
 const routedKind = "routed"
 
-// RoutedParts returns the relations through which job j's main query reads
+// BranchedParts returns the relations through which job j's main query reads
 // joined streams with their side branches (routedRelation), in FROM order,
 // through the joins of a FROM of more than two relations: each is named as
 // the FROM reads the stream, and its one part's Branches are those
 // branches, its Main passes the rest on.
-func RoutedParts(j *Job) []*plan.Derived {
+func BranchedParts(j *Job) []*plan.Derived {
 	var out []*plan.Derived
 	var walk func(b *Branch)
 	walk = func(b *Branch) {

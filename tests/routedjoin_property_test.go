@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// rjRow is one row of stream o in TestRoutedJoinAgainstReference: a key, an
+// rjRow is one row of stream o in TestJoinInputBranchesAgainstReference: a key, an
 // event time in ms (not in order: some rows are late) and an id.
 type rjRow struct {
 	k     string
@@ -77,7 +77,7 @@ func rjOutputs(out, errs string) map[string][]string {
 	return got
 }
 
-// TestRoutedJoinAgainstReference: side branches pending on a stream o that
+// TestJoinInputBranchesAgainstReference: side branches pending on a stream o that
 // the next main query joins (SPEC 2.1, 2.6, 2.7) take o's rows by first
 // match in declaration order, at o's output (a late-row branch by o's own
 // watermark, which the rows they take move too), and only the rest reach
@@ -87,7 +87,7 @@ func rjOutputs(out, errs string) map[string][]string {
 // a rest row below o's watermark goes to the join's late output (except a
 // lookup join's right side, never late). Side outputs are compared in
 // order, the join's rows as multisets.
-func TestRoutedJoinAgainstReference(t *testing.T) {
+func TestJoinInputBranchesAgainstReference(t *testing.T) {
 	ddl := `CREATE STREAM o (k VARCHAR, t BIGINT, id BIGINT, WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
 CREATE STREAM p (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');
 CREATE STREAM q (k VARCHAR, t BIGINT, v BIGINT, WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector'='file', 'path'='q.csv', 'format'='csv');

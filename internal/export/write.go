@@ -795,14 +795,14 @@ func rankKind(r *plan.Rank) string {
 }
 
 // routedJobs returns jobs with, before each job whose main query joins a
-// stream through its side branches (planner.RoutedParts), a job of those branches
+// stream through its side branches (planner.BranchedParts), a job of those branches
 // alone: they are exported as the INSERTs of the end of a script's
 // branches, their first match among themselves (SPEC 2.1), and the join
 // reads the stream's rows none of them takes (routedFrom).
 func routedJobs(jobs []job) []job {
 	var out []job
 	for _, j := range jobs {
-		for _, d := range planner.RoutedParts(j.job) {
+		for _, d := range planner.BranchedParts(j.job) {
 			part := *d.Parts[0]
 			part.Main = nil
 			out = append(out, job{job: &part, script: j.script, streaming: j.streaming})
@@ -813,12 +813,12 @@ func routedJobs(jobs []job) []job {
 }
 
 // routedFrom returns, for job j, the predicates by the name its FROM reads
-// each routed stream by (planner.RoutedParts): the rows none of its branches takes
+// each routed stream by (planner.BranchedParts): the rows none of its branches takes
 // (each branch's condition IS NOT TRUE, SPEC 2.1), which the join reads as
 // (SELECT * FROM stream AS name WHERE …) AS name (printer.tableSource).
 func (x *exporter) routedFrom(j job) (map[string][]string, error) {
 	var out map[string][]string
-	for _, d := range planner.RoutedParts(j.job) {
+	for _, d := range planner.BranchedParts(j.job) {
 		part := d.Parts[0]
 		var preds []string
 		for _, b := range part.Branches {

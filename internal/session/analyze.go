@@ -27,7 +27,7 @@ func (s *Session) explainAnalyze(ctx context.Context, p *planner.Planner, script
 		return err
 	}
 	s.takeBranches(job.Stream) // the job's, used up as a job uses them (SPEC 2.1)
-	for _, r := range p.Routed {
+	for _, r := range p.Branched {
 		s.takeBranches(r) // (those its join's inputs route: planner/rule_route_join.go)
 	}
 	job.CountNulls() // (nullRows)

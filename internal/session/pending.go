@@ -14,7 +14,7 @@ import (
 //	2 pending side branches ran with this query: 'hot' took 5 rows, 'cold' took 0 rows
 //
 // INTO STREAM branches are named by their sink stream; the branches the
-// inputs of its join route (planner.RoutedParts) count too, with the rows
+// inputs of its join route (planner.BranchedParts) count too, with the rows
 // each took in that input's relation (Stats.Parts). It returns "" for a
 // job without a main query (RUN; the end of a script) or without branches.
 // The REPL and a terminal's stderr print it; the counts come from the job's
@@ -43,7 +43,7 @@ func PendingNotice(j *Job, stats Stats) string {
 		}
 	}
 	add(job.Branches, &stats)
-	for _, d := range planner.RoutedParts(job) { // (those a join's input routes: SPEC 2.1, 2.7)
+	for _, d := range planner.BranchedParts(job) { // (those a join's input routes: SPEC 2.1, 2.7)
 		add(d.Parts[0].Branches, stats.Parts[d.Parts[0]])
 	}
 	if len(parts) == 0 {

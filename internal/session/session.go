@@ -303,7 +303,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 			p.Routes = s.branchesOf // (a join's inputs read through their branches: SPEC 2.1, 2.7)
 		}
 		b, err := p.PlanSelect(st)
-		for _, r := range p.Routed {
+		for _, r := range p.Branched {
 			s.takeBranches(r) // (the job of the relation they route uses them up, also when planning failed: SPEC 2.1)
 		}
 		if err != nil {
