@@ -24,10 +24,9 @@ import (
 func TestTopNFinalTableInOrder(t *testing.T) {
 	ddl := "SET 'execution.runtime-mode' = 'streaming';\nCREATE STREAM g (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='g.csv', 'format'='csv');\n"
 	type group struct {
-		k    string
-		c    int
-		s    float64
-		half int64 // (the sum of v / 2, as a DOUBLE: v/2.0)
+		k string
+		c int
+		s float64
 	}
 	for seed := range 4 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 23))
