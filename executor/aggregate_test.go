@@ -20,10 +20,18 @@ func TestAggregateAllocatesNothingPerRow(t *testing.T) {
 			t.Fatalf("%d late rows", sink.rows)
 		}
 	})
-	if perBatch > 0.01 {
+	if perBatch > maxSteadyAllocsPerBatch {
 		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
 	}
 }
+
+// maxSteadyAllocsPerBatch is the most allocations per batch allocsPerBatch
+// may find in a job that allocates nothing per batch: the job's goroutines
+// (its readers, the sink's) allocate a few more or fewer while it starts
+// and stops as they happen to be scheduled (up to 4 either way over 300
+// batches under the race detector), while one allocation a batch gives 1
+// and one a row 1024.
+const maxSteadyAllocsPerBatch = 0.05
 
 // allocsPerBatch runs job over 100 and then 400 batches of rising sensor
 // rows (risingSource) into a counting sink, check looking at each run's

@@ -299,7 +299,7 @@ func TestGroupByAllocatesNothingPerRow(t *testing.T) {
 					t.Fatalf("%d changes for %d batches", sink.chunkRows, batches)
 				}
 			})
-			if perBatch > 0.01 {
+			if perBatch > maxSteadyAllocsPerBatch {
 				t.Errorf("%s (mini-batch %v): %.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", sel, mini, perBatch, few, many)
 			}
 		}

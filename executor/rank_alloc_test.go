@@ -28,7 +28,7 @@ SELECT deviceNo, ts, temperature
 				t.Fatalf("ORDER BY ts %s: %d changes for %d batches", dir, sink.chunkRows, batches)
 			}
 		})
-		if perBatch > 0.01 {
+		if perBatch > maxSteadyAllocsPerBatch {
 			t.Errorf("ORDER BY ts %s: %.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", dir, perBatch, few, many)
 		}
 	}
@@ -55,7 +55,7 @@ SELECT deviceNo, ts * 2 AS t2
 			t.Fatal("no change reached the sink")
 		}
 	})
-	if perBatch > 0.01 {
+	if perBatch > maxSteadyAllocsPerBatch {
 		t.Errorf("%.3f allocations per batch of 1024 rows (100 batches: %.0f, 400: %.0f)", perBatch, few, many)
 	}
 }
