@@ -344,7 +344,26 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 		return parser.Errorf(a.Pos, "a temporal join's condition holds the key equalities only: drop the bounds on the event times (the version valid at the left row's time is the one joined)")
 	}
 	lt := l.Stream.Columns[l.TimeCol()].Name
-	if !strings.EqualFold(col, lt) || q != "" && !strings.EqualFold(q, l.Name) {
+	if len(l.Names) > l.TimeCol() {
+		// the left side is a join of relations (a FROM of more,
+		// rule_join_multi.go): a.Col names its time column as the query
+		// does, by the relation it comes from (a.t, or t when no other
+		// relation has that name)
+		at := -1
+		for i, n := range l.Names {
+			nq, nc, _ := strings.Cut(n, ".")
+			if strings.EqualFold(nc, col) && (q == "" || strings.EqualFold(nq, q)) {
+				if at >= 0 {
+					at = -1 // (unqualified and on two relations: not the time column by itself)
+					break
+				}
+				at = i
+			}
+		}
+		if at != l.TimeCol() {
+			return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s, not %s", l.Names[l.TimeCol()], a.Col)
+		}
+	} else if !strings.EqualFold(col, lt) || q != "" && !strings.EqualFold(q, l.Name) {
 		if unaliased(l.Name, l.Stream) {
 			return parser.Errorf(a.ColPos, "FOR SYSTEM_TIME AS OF takes the left side's event-time column %s, not %s: give the subquery an alias, (SELECT …) AS s, and write s.%s", lt, a.Col, lt)
 		}

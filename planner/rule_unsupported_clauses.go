@@ -28,25 +28,26 @@ func ruleUnsupportedClauses(sp *selectPlan) error {
 	}
 	for tn, a := range sp.sel.AsOf {
 		// FOR SYSTEM_TIME AS OF names a temporal join's right side (SPEC 2.7)
-		if j, ok := joinRight(q); !ok || j != tn {
+		if q.From == nil || q.From.TableRefs == nil || !asOfRight(q.From.TableRefs, tn) {
 			return parser.Errorf(a.Pos, "FOR SYSTEM_TIME AS OF stands after the right side of a JOIN (a temporal join, SPEC 2.7): FROM l JOIN r FOR SYSTEM_TIME AS OF l.t ON l.k = r.k")
 		}
 	}
 	return nil
 }
 
-// joinRight returns the table name on the right side of q's join of two
-// relations, false when q's FROM is not such a join.
-func joinRight(q *ast.SelectStmt) (*ast.TableName, bool) {
-	if q.From == nil || q.From.TableRefs == nil || q.From.TableRefs.Right == nil {
-		return nil, false
-	}
-	ts, ok := q.From.TableRefs.Right.(*ast.TableSource)
+// asOfRight reports whether tn is the right side of a join in the FROM tree
+// n: of the join of two relations, or, in a FROM of more (a JOIN r FOR
+// SYSTEM_TIME AS OF a.t ON ... JOIN c ON ..., rule_join_multi.go), of any of
+// its joins, which plans that join as a temporal join (SPEC 2.7).
+func asOfRight(n ast.ResultSetNode, tn *ast.TableName) bool {
+	j, ok := joinTree(n).(*ast.Join)
 	if !ok {
-		return nil, false
+		return false
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	return tn, ok
+	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Source == tn {
+		return true
+	}
+	return asOfRight(j.Left, tn) || asOfRight(j.Right, tn)
 }
 
 // topWord returns the offset of the first of words (bare, any case) outside

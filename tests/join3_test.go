@@ -38,6 +38,23 @@ func refJoin(acc []joinedRow, next []jrow, kind string, match func(a joinedRow, 
 	return out
 }
 
+// joinedOne returns rows as joined rows of one relation, the start of a
+// left-deep reference join.
+func joinedOne(rows []jrow) []joinedRow {
+	out := make([]joinedRow, len(rows))
+	for i := range rows {
+		out[i] = joinedRow{&rows[i]}
+	}
+	return out
+}
+
+// sameID is refJoin's match of an equality on id between the relation at
+// side of the joined row and the next relation's row (a padded relation
+// matches nothing).
+func sameID(side int) func(a joinedRow, b *jrow) bool {
+	return func(a joinedRow, b *jrow) bool { return a[side] != nil && a[side].id == b.id }
+}
+
 // refLines renders reference rows as the csv lines of SELECT a.id, a.v,
 // b.id, b.v, c.id, c.v (a padded relation's fields empty: NULL), sorted.
 func refLines(rows []joinedRow) []string {
@@ -76,16 +93,6 @@ func TestThreeWayJoinsAgainstReference(t *testing.T) {
 		}
 		return rows
 	}
-	one := func(rows []jrow) []joinedRow {
-		out := make([]joinedRow, len(rows))
-		for i := range rows {
-			out[i] = joinedRow{&rows[i]}
-		}
-		return out
-	}
-	eq := func(side int) func(a joinedRow, b *jrow) bool {
-		return func(a joinedRow, b *jrow) bool { return a[side] != nil && a[side].id == b.id }
-	}
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 23))
 		l, m, rr := gen(r, 5+r.IntN(40)), gen(r, 5+r.IntN(40)), gen(r, 5+r.IntN(40))
@@ -98,36 +105,47 @@ CREATE STREAM rb (id VARCHAR, ts BIGINT, v BIGINT) WITH ('connector'='file', 'pa
 		lk, _ := onTime(l, 500)
 		mk, _ := onTime(m, 500)
 		sel := "SELECT a.id, a.v, b.id, b.v, c.id, c.v FROM "
-		inner := refJoin(refJoin(one(lk), m, "INNER", eq(0)), rr, "INNER", eq(0))
+		inner := refJoin(refJoin(joinedOne(lk), m, "INNER", sameID(0)), rr, "INNER", sameID(0))
 		var filtered []joinedRow
 		for _, x := range inner {
 			if x[0].v > 10 {
 				filtered = append(filtered, x)
 			}
 		}
-		interval := refJoin(refJoin(one(lk), mk, "INNER", func(a joinedRow, b *jrow) bool {
+		interval := refJoin(refJoin(joinedOne(lk), mk, "INNER", func(a joinedRow, b *jrow) bool {
 			d := b.ts - a[0].ts
 			return a[0].id == b.id && d >= -300 && d <= 200
-		}), rr, "INNER", eq(1))
-		for _, tc := range []struct {
-			query string
-			want  []joinedRow
-		}{
+		}), rr, "INNER", sameID(1))
+		checkJoinCases(t, seed, files, ddl, sel, []joinCase{
 			{"l a JOIN mb b ON a.id = b.id JOIN rb c ON c.id = a.id", inner},
-			{"l a LEFT JOIN mb b ON a.id = b.id LEFT JOIN rb c ON c.id = b.id", refJoin(refJoin(one(lk), m, "LEFT", eq(0)), rr, "LEFT", eq(1))},
+			{"l a LEFT JOIN mb b ON a.id = b.id LEFT JOIN rb c ON c.id = b.id", refJoin(refJoin(joinedOne(lk), m, "LEFT", sameID(0)), rr, "LEFT", sameID(1))},
 			{"l a, mb b, rb c WHERE a.id = b.id AND c.id = a.id AND a.v > 10", filtered},
 			{"l a JOIN m b ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '0.3' SECOND AND a.ts + INTERVAL '0.2' SECOND JOIN rb c ON b.id = c.id", interval},
 			{"l a JOIN (mb b JOIN rb c ON b.id = c.id) ON a.id = c.id", inner},
-		} {
-			out, errs, code := runSQL(t, files, ddl+sel+tc.query+";\n", "--format", "csv")
-			if code != 0 {
-				t.Fatalf("seed %d: %s: exit %d: %s", seed, tc.query, code, errs)
-			}
-			got := strings.Split(strings.TrimSpace(out), "\n")[1:] // (the header)
-			slices.Sort(got)
-			if want := refLines(tc.want); !slices.Equal(got, want) {
-				t.Fatalf("seed %d: %s:\n got %d rows %q\nwant %d rows %q", seed, tc.query, len(got), got, len(want), want)
-			}
+		})
+	}
+}
+
+// joinCase is a FROM clause of joins and the reference rows it gives.
+type joinCase struct {
+	query string
+	want  []joinedRow
+}
+
+// checkJoinCases runs sel followed by each case's FROM clause through the
+// command line (--format csv, after the statements ddl, over files) and
+// fails the test unless its rows, sorted, are refLines of the case's want.
+func checkJoinCases(t *testing.T, seed int, files map[string]string, ddl, sel string, cases []joinCase) {
+	t.Helper()
+	for _, tc := range cases {
+		out, errs, code := runSQL(t, files, ddl+sel+tc.query+";\n", "--format", "csv")
+		if code != 0 {
+			t.Fatalf("seed %d: %s: exit %d: %s", seed, tc.query, code, errs)
+		}
+		got := strings.Split(strings.TrimSpace(out), "\n")[1:] // (the header)
+		slices.Sort(got)
+		if want := refLines(tc.want); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %s:\n got %d rows %q\nwant %d rows %q", seed, tc.query, len(got), got, len(want), want)
 		}
 	}
 }
