@@ -226,6 +226,9 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 				if err := temporalJoin(both, a); err != nil {
 					return err
 				}
+				if in := &both.Inputs[1]; both.Temporal && finalVersions(in.Stream) {
+					in.FinalVersions, in.Watermark = true, nil
+				}
 			}
 		}
 	}
@@ -292,6 +295,29 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	both.Text = strings.TrimSpace(sp.p.text(sel))
 	sp.both = both
 	return nil
+}
+
+// finalVersions reports whether st is the final result of a deduplication
+// keeping the last row over a bounded input, or a projection, filter or
+// UNION ALL of one (plan.Derived.VersionTime with a Rank whose Bounded is
+// set, not 'execution.runtime-mode' = 'streaming'): its rows come at that
+// input's end in key order, so a watermark computed over them would call
+// versions late that are not (plan.JoinInput.FinalVersions).
+func finalVersions(st *catalog.Stream) bool {
+	d := plan.DerivedOf(st)
+	if d == nil || !d.VersionTime {
+		return false
+	}
+	for _, j := range d.Parts {
+		if r := j.Main.Rank; r != nil {
+			if r.Bounded {
+				return true
+			}
+		} else if finalVersions(j.Stream) {
+			return true
+		}
+	}
+	return false
 }
 
 // procTimeJoin plans JOIN r FOR SYSTEM_TIME AS OF l.p where p is a

@@ -33,6 +33,29 @@ func refTemporal(acc []joinedRow, side int, versions []jrow, kind string) []join
 	return out
 }
 
+// distinctTimeRows returns n rows in rising time, each ts i*100 moved by up
+// to spread/2 either way (out of order when spread exceeds 100), no two
+// with one ts (so a version lookup by the greatest ts not above a time has
+// one answer); ids k0 to k<keys-1>, and about one in blankEvery the empty
+// id (a VARCHAR field read as ”, SPEC 1); v is the row's index.
+func distinctTimeRows(r *rand.Rand, n int, spread int64, keys, blankEvery int) []jrow {
+	rows := make([]jrow, n)
+	used := map[int64]bool{}
+	for i := range rows {
+		ts := int64(i*100) + r.Int64N(spread) - spread/2
+		for used[ts] {
+			ts++
+		}
+		used[ts] = true
+		id := fmt.Sprintf("k%d", r.IntN(keys))
+		if r.IntN(blankEvery) == 0 {
+			id = ""
+		}
+		rows[i] = jrow{id: id, ts: ts, v: i}
+	}
+	return rows
+}
+
 // TestTemporalJoinInAFromOfMoreAgainstReference: a temporal join (JOIN p
 // FOR SYSTEM_TIME AS OF a.ts) is one of the joins of a FROM of three
 // relations at any place (SPEC 2.6: every operator composes; 2.7: a FROM of
@@ -44,26 +67,9 @@ func refTemporal(acc []joinedRow, side int, versions []jrow, kind string) []join
 // column (a JOIN b).ts, not a.ts"). The rows are compared with nested loops
 // over the on-time rows and a version lookup written from the SPEC.
 func TestTemporalJoinInAFromOfMoreAgainstReference(t *testing.T) {
-	gen := func(r *rand.Rand, n int, spread int64) []jrow {
-		rows := make([]jrow, n)
-		used := map[int64]bool{}
-		for i := range rows {
-			ts := int64(i*100) + r.Int64N(spread) - spread/2
-			for used[ts] {
-				ts++
-			}
-			used[ts] = true
-			id := fmt.Sprintf("k%d", r.IntN(4))
-			if r.IntN(8) == 0 {
-				id = ""
-			}
-			rows[i] = jrow{id: id, ts: ts, v: i}
-		}
-		return rows
-	}
 	for seed := range 12 {
 		r := rand.New(rand.NewPCG(uint64(seed), 19))
-		l, p, m := gen(r, 5+r.IntN(30), 1500), gen(r, 5+r.IntN(30), 1500), gen(r, 3+r.IntN(15), 100)
+		l, p, m := distinctTimeRows(r, 5+r.IntN(30), 1500, 4, 8), distinctTimeRows(r, 5+r.IntN(30), 1500, 4, 8), distinctTimeRows(r, 3+r.IntN(15), 100, 4, 8)
 		files := map[string]string{"l.csv": jrowFile(l), "p.csv": jrowFile(p), "m.csv": jrowFile(m)}
 		ddl := `CREATE STREAM l (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND) WITH ('connector'='file', 'path'='l.csv', 'format'='csv');
 CREATE STREAM p (id VARCHAR, ts BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');

@@ -85,6 +85,14 @@ type JoinInput struct {
 	// its own input's watermark as it arrives): the join handles them as
 	// they come, as Flink's regular join does its inputs' changes.
 	NoTime string
+	// FinalVersions is set on a temporal join's versioned side that is the
+	// final result of a deduplication keeping the last row over a bounded
+	// input (Derived.VersionTime over a Rank with Bounded): its rows come at
+	// its input's end in key order, not in time order, so the join computes
+	// no watermark over them (Watermark is nil) until that input ends: none
+	// of them is late, and each left row waits for all of them, then joins
+	// the one of its key valid at its time (SPEC 2.7).
+	FinalVersions bool
 }
 
 // Pruned returns the names of the input's columns the join does not keep
@@ -486,6 +494,8 @@ func (j *BothJoin) NoLateRows(s int) string {
 		return "a regular join's rows have no event time"
 	case in.NoTime != "":
 		return in.NoTime
+	case in.FinalVersions:
+		return "a bounded deduplication's final rows, the versions, all read before the left rows they version"
 	case in.TimeCol() < 0:
 		return "no event time: no watermark to be below"
 	case d != nil && d.InTimeOrder():
