@@ -130,6 +130,10 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	for s, name := range lateNames {
 		if name != "" {
 			both.Late[s], both.LateNamed[s] = name, true
+			both.LatePos[s] = sel.LatePos
+			if s == 1 && sel.Late2Pos > 0 && len(sp.sideRels[0]) == 0 {
+				both.LatePos[s] = sel.Late2Pos
+			}
 		}
 	}
 	var conds []ast.ExprNode
@@ -711,8 +715,12 @@ func flinkSuffixes(cols []catalog.Column) {
 // ruleBothJoinJob gives a job that reads a join of two streams (SPEC 2.7) its
 // join and the join's two late outputs (after the job's other outputs; a
 // default one, late-<name>, is shown once a row reaches it, as a window's
-// default late output).
-func ruleBothJoinJob(j *Job) {
+// default late output). A late output named like another side output of the
+// job (LATE INTO SIDE 'x', 'x', or a side branch's 'x') is that output when
+// the columns are the same, and a planning error that names both schemas
+// when not (SPEC 2.1: one side name, one schema; SPEC 2.4: LATE INTO SIDE
+// may share a name only so).
+func ruleBothJoinJob(j *Job) error {
 	for _, b := range j.AllBranches() {
 		if b.Both != nil {
 			j.Both = b.Both
@@ -720,12 +728,27 @@ func ruleBothJoinJob(j *Job) {
 		}
 	}
 	if j.Both == nil {
-		return
+		return nil
 	}
 	for s, in := range j.Both.Inputs {
+		found := -1
+		for k, o := range j.Outputs {
+			if o.Name == j.Both.Late[s] && o.Sink == nil && !(j.Main != nil && k == 0) {
+				found = k
+				break
+			}
+		}
+		if found >= 0 {
+			if !sameSchema(j.Outputs[found].Columns, in.Stream.Columns) {
+				return parser.Errorf(j.Both.LatePos[s], "late side output '%s' has the columns of %s, %s, but side output '%s' has %s (SPEC 2.1: one side name, one schema); give one another name, e.g. LATE INTO SIDE 'x', 'y'", j.Both.Late[s], in.Name, plan.SchemaText(in.Stream.Columns), j.Both.Late[s], plan.SchemaText(j.Outputs[found].Columns))
+			}
+			j.Both.LateOutput[s] = found
+			continue
+		}
 		j.Both.LateOutput[s] = len(j.Outputs)
 		j.Outputs = append(j.Outputs, Output{Name: j.Both.Late[s], Columns: in.Stream.Columns, Late: !j.Both.LateNamed[s]})
 	}
+	return nil
 }
 
 // joinWildcard expands * or t.* over a join (SPEC 2.7: a.*, b.*): the left

@@ -243,6 +243,11 @@ type BothJoin struct {
 	Late       [2]string
 	LateNamed  [2]bool
 	LateOutput [2]int
+	// LatePos is the offset of the LATE INTO SIDE name of each input in
+	// the script (of the clause's first name when the join is one of a
+	// FROM of more), 0 when none names it: where a planning error about
+	// that late output points.
+	LatePos [2]int
 }
 
 // JoinExtreme is BothJoin.Extreme: input Side's column Col (a key of the
