@@ -526,7 +526,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 // the join; agg: an updating aggregate replayed with it, window: a window
 // aggregate, Job.JoinWindowReplayed, sides: with side branches that
 // aggregate, Job.sideAggs; branches: with side branches of any kind,
-// beside which a window aggregate does not scale out yet; rank: a Top-N,
+// whose rows a replay writes once; rank: a Top-N,
 // Job.JoinRankReplayed): each process then reads its partitions of both
 // topics, or else both topics whole, every partition, committing nothing.
 func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank, sides, branches bool) {
@@ -568,18 +568,16 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 			// Kafka's producers: NULLs of both topics would meet in no process)
 			fmt.Fprintf(sb, "    a NULL of a null-safe key (IS NOT DISTINCT FROM) joins NULLs in its own process only: write the rows whose key is NULL to the same partition number of both topics\n")
 		}
-		if window && branches {
-			// (the windows that fire while a moved partition's old pairs
-			// go through are dropped at the sink, the other partitions'
-			// among them: the executor's errWindowMoved)
-			fmt.Fprintf(sb, "    a window aggregate after the join beside side branches does not scale out yet: the windows that fire while a moved partition's rows are read again would be dropped, so a partition coming to a process once the windows have a watermark stops the job; run one process per group, or write the side branches in a job of their own\n")
-		}
 		if window && sides {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again; when a partition comes to a process the windows' watermark follows the join's down to its rows and up again, so each window is written once across the processes\n")
 			return
 		}
 		if window {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n")
+			what := "the join's rows and the window aggregate's open windows after it survive"
+			if branches {
+				what = "the join's rows and the window aggregate's open windows after it survive, and each row of a side branch is written once,"
+			}
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; %s a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n", what)
 			return
 		}
 		if rank {
