@@ -34,9 +34,11 @@ type ReplayMark struct {
 	// over a join"), whose f is the join's watermark: every window of p's
 	// groups with end <= g (epoch ms: the aggregate's watermark over the
 	// joined rows) has fired and is in committed outputs (I4), while f says
-	// which pairs were written (I3). WindowsSet is false without one; a
-	// mark of such a job without g was written by a streamql before it
-	// (the executor then keeps that version's rule: joinReplay.Assign).
+	// which pairs were written (I3). Such a job always writes g
+	// (math.MinInt64 before a window fired), every other job never
+	// (WindowsSet false); a mark of such a job without g was written by a
+	// streamql before it (the executor then keeps that version's rule:
+	// joinReplay.Assign, joinSource.oldRule).
 	Windows    int64
 	WindowsSet bool
 }

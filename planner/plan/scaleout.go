@@ -505,6 +505,9 @@ func (j *BothJoin) notReplayed(after bool) string {
 	}
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
+		if d := DerivedOf(in.Stream); d != nil && groupOf(d) != "" {
+			return derivedInputWhy(in.Name, d)
+		}
 		if groupConfig(in.Stream) == nil {
 			return "input " + in.Name + " is not a Kafka stream in a consumer group"
 		}
@@ -634,6 +637,21 @@ func (j *BothJoin) keyName(s, k int) string {
 		return in.KeyExprs[x].Text
 	}
 	return fmt.Sprintf("column %d", k+1)
+}
+
+// derivedInputWhy says why a join input named name that is the derived
+// relation d over streams of a consumer group is not replayed (notReplayed):
+// d's parts read their streams whole in every process and commit nothing
+// (the executor's derived.go; the connector package doc, "What is not
+// replayed"). An input routed through the side branches pending on its
+// stream (SPEC 2.1, the planner's routedRelation: Kind "routed") says
+// what to write instead.
+func derivedInputWhy(name string, d *Derived) string {
+	if d.Kind == "routed" && len(d.Parts) == 1 && d.Parts[0].Stream != nil {
+		st := d.Parts[0].Stream.Name
+		return fmt.Sprintf("input %s is read through the side branches pending on %s (SPEC 2.1), by a part that reads %s whole in every process and commits nothing: a join input routed through side branches is not replayed yet; run the side branches in a script of their own, each with a main query of its own over %s and a consumer group of its own, so that this join reads %s in the group", name, st, st, st, st)
+	}
+	return fmt.Sprintf("input %s is a %s over streams of consumer group '%s', whose parts read them whole in every process and commit nothing", name, d.Kind, groupOf(d))
 }
 
 // groupConfig returns st's Kafka configuration when st is read in a consumer
