@@ -5,6 +5,7 @@ import (
 
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
+	"streamql/executor/rank"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -72,14 +73,21 @@ type replay struct {
 // over the stream's rows beside side branches' aggregates
 // (plan.Job.RankBesideAggs) is replayed with them, each taking the rows
 // read again into its own state. The hold frontier is the smallest of the
-// operators' (Hold).
+// operators' (Hold). So is each side branch's rank operator over the rows
+// it took (c.sideRanks, plan.Job.SideRankReplayed), beside them.
 func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *plan.Job) *replay {
 	pass := job.WindowRankReplayed() || job.AggRankReplayed()
 	rk := c.rank
 	if rk != nil && (agg != nil && !pass && !job.RankBesideAggs() || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
-	if agg == nil && rk == nil || rs == nil {
+	var sides []*rank.Operator // (plan.Job.SideRankReplayed: each over the rows its branch took)
+	for _, sr := range c.sideRanks {
+		if sr.Replayable() && (!sr.Timed() || c.assign.parts != nil) {
+			sides = append(sides, sr)
+		}
+	}
+	if agg == nil && rk == nil && len(sides) == 0 || rs == nil {
 		return nil
 	}
 	r := newReplayOf(c)
@@ -97,6 +105,10 @@ func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *pl
 	if rk != nil {
 		rk.StartReplay(opReplay{r})
 		r.add(rk)
+	}
+	for _, sr := range sides {
+		sr.StartReplay(opReplay{r})
+		r.add(sr)
 	}
 	return r.attach(c, rs)
 }

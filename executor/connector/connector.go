@@ -669,6 +669,15 @@
 // assignment before it (an Aggregate that keeps nothing) passes the rows
 // read again on into its state, but gives no row to a window with
 // end <= f_p (I4).
+//
+// A side branch that ends with one of these operators, or an updating
+// Top-N, over the rows it takes from the stream by first match (SPEC 2.1
+// with 2.9; plan.Job.SideRankReplayed: no aggregate or join of its own, no
+// event-time join in the job) is replayed as the main query's: it is one
+// more of the job's Checkpoints, H_p the smallest of theirs, and it takes
+// the rows of its part read again below e into its state only (the
+// executor's TestReplaySideBranchRanks,
+// tests/kafka_rankreplay_test.go's TestKafkaSideBranchDedupCrashesExactlyOnce).
 package connector
 
 import (

@@ -253,6 +253,24 @@ func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
 	return b == j.Main && (b.Rank.replayed(held, aggs) || !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed()))
 }
 
+// SideRankReplayed reports whether side branch b of job j ends with a rank
+// operator (SPEC 2.1 with 2.9: Top-N, deduplication, OVER aggregation or
+// ORDER BY the event time over the rows it took by first match) that a
+// Kafka replay rebuilds (the executor's replay.go) as it does the main
+// query's over the stream's rows (Rank.replayed): one over the stream's
+// rows (no aggregate or join of its own), in a job with no event-time
+// join. Each such operator takes the rows read again below e into its own
+// state (its changes of them are in committed outputs), the main query's
+// and the other branches' operators theirs, and the commit is the
+// smallest of their hold frontiers.
+func (j *Job) SideRankReplayed(b *Branch) bool {
+	if b == nil || b == j.Main || b.Rank == nil || b.Agg != nil || b.Join != nil {
+		return false
+	}
+	held, _ := j.heldAggs()
+	return b.Rank.replayed(held, false)
+}
+
 // RankBesideAggs reports whether job j's main query ends with a rank
 // operator over the stream's rows (no aggregate of its own) that is
 // replayed (Rank.replayed) while side branches aggregate, with no
