@@ -250,9 +250,14 @@
 // join"). A group with a member that does not
 // announce the co-partitioning protocol (another version, another client)
 // falls back to cooperative-sticky, which gives each topic's partitions
-// out independently: the join's two inputs then hold different partitions,
-// and once they have for longer than a bound the job stops, naming the
-// group (the executor's joinapart.go). Tests: the executor's
+// out independently: every member parses its assignment with the chosen
+// protocol, so each source of this version learns of it at that
+// rebalance (kafka's fallbackBalancer), and a job with two sources in the
+// group stops there, naming the group and its topics
+// (kafkaJob.mixedGroup; tests/kafka_join_test.go's
+// TestKafkaJoinStopsInAMixedGroup); as a backstop, the join's two inputs
+// holding different partitions for longer than a bound stop the job too,
+// naming the join (the executor's joinapart.go). Tests: the executor's
 // TestJoinReplayPartitionMoves and TestJoinWindowPartitionMoves (against
 // windows computed from the whole input), the crash harness's scale-out join tests
 // (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
