@@ -524,6 +524,9 @@ func (j *BothJoin) notReplayed(after bool) string {
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
 		if d := DerivedOf(in.Stream); d != nil && groupOf(d) != "" {
+			if j.Window {
+				return "a window join is not replayed yet: its inputs " + j.Inputs[0].Name + " and " + j.Inputs[1].Name + " are windowed relations of their own (window TVFs, or their aggregates), whose parts read the streams whole in every process and commit nothing (so is any window over the window join's rows)"
+			}
 			return derivedInputWhy(in.Name, d)
 		}
 		if groupConfig(in.Stream) == nil {
