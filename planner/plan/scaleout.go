@@ -597,11 +597,11 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 			return
 		}
 		if window {
-			what := "the join's rows and the window aggregate's open windows after it survive"
+			side := ""
 			if branches {
-				what = "the join's rows and the window aggregate's open windows after it survive, and each row of a side branch is written once,"
+				side = ", each joined row reaching a side branch once"
 			}
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; %s a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n", what)
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only%s, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n", side)
 			return
 		}
 		if rank {
