@@ -29,8 +29,11 @@ type chain struct {
 	hold   Operator         // the event-time join's hold (chainOpts.hold), wrapped: routeHeld gives it the build watermark on port 1; nil: none
 	limit  *stateless.Limit // the main query's LIMIT, for where it ended the job (EndedAt)
 	rank   *rank.Operator   // the main query's Rank (SPEC 2.9), nil when none (a replay's Top-N: replay.go)
-	sink   *sinkOp          // the last operator, which counts the rows of each branch and output (Analysis)
-	stats  []*OpStats
+	// sideRanks are the side branches' rank operators a replay rebuilds
+	// (plan.Job.SideRankReplayed; replay.go)
+	sideRanks []*rank.Operator
+	sink      *sinkOp // the last operator, which counts the rows of each branch and output (Analysis)
+	stats     []*OpStats
 }
 
 // chainOpts adds operators to a chain: after the router, before the LIMIT and
@@ -120,6 +123,8 @@ func buildChain(job *plan.Job, joins map[*plan.Branch]*semiBuild, sink Sink, opt
 					r.Thin(opts.left) // (a Top-N after a swapped join: plan.Rank.Thin)
 				}
 				c.rank = r
+			} else if job.SideRankReplayed(bs[k]) {
+				c.sideRanks = append(c.sideRanks, r)
 			}
 			rk = r
 		}

@@ -12,6 +12,12 @@ import (
 // before the job stops: a rebalance gives partition i of both topics to a
 // process in one generation (kafka's CoPartitionBalancer), and the two
 // members' callbacks come within the group's rebalance, seconds apart.
+// It is the backstop of the balancer's own check, which stops the job at
+// the rebalance that made the group fall back to 'cooperative-sticky'
+// (kafka's fallbackBalancer, kafkaJob.mixedGroup); fixed, not an option:
+// it is no property of either input's stream (a 'scan.…' option of one
+// input would not fit it), and no Kafka client property ('properties.…')
+// says how far apart a group's two members may hold partitions.
 var joinApartLimit = 2 * time.Minute
 
 // joinApartClock is the processing time joinApartLimit is measured by (a
@@ -26,7 +32,9 @@ var joinApartClock = time.Now
 // 'cooperative-sticky', and the group takes the protocol every member
 // has) gives each topic's partitions out independently, and the join
 // would wait forever for the rows of partitions its other input never
-// gets (issue 23 item 6). Nothing else in the group says so.
+// gets (issue 23 item 6). The sources find the fallback itself first
+// (kafka's fallbackBalancer); this check also stops a join whose inputs
+// disagree for any other reason.
 func (js *joinSource) noteApart() {
 	if js.rep[0] == nil || js.rep[1] == nil {
 		return // (a lookup join's right side is read whole)

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"streamql/executor/aggregate"
@@ -88,6 +89,14 @@ type joinReplay struct {
 	// counted (Fired's floor)
 	came   map[int32]int
 	wfired map[int32]int64
+	// g holds, per assigned partition, its mark's g (ReplayMark.Windows),
+	// for a window aggregate after the join beside side branches
+	// (joinSource.sides): its windows with end <= g fired (I4); old holds
+	// the partitions assigned with a mark of such a job written by a
+	// streamql before g (f set, no g), under that version's rule
+	// (joinSource.oldRule)
+	g   map[int32]int64
+	old map[int32]bool
 	// owned are the partitions assigned to the input (Assign, Revoke):
 	// the two inputs' must be the same but for moments (joinapart.go)
 	owned map[int32]bool // (every value true: maps.Equal compares the sets)
@@ -137,7 +146,7 @@ func newJoinReplays(js *joinSource) {
 		}
 	}
 	for s, ji := range js.in[:inputs] {
-		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}, came: map[int32]int{}, wfired: map[int32]int64{}, owned: map[int32]bool{}}
+		r := &joinReplay{js: js, s: s, pw: ji.wmk.parts, e: map[int32]int64{}, f: map[int32]int64{}, last: map[int32]stampAt{}, first: map[int32]stampAt{}, read: map[int32]int64{}, fired: map[int32]int64{}, held: map[int32]stampAt{}, came: map[int32]int{}, wfired: map[int32]int64{}, g: map[int32]int64{}, old: map[int32]bool{}, owned: map[int32]bool{}}
 		js.rep[s] = r
 		rs[s].SetReplay(r)
 	}
@@ -241,26 +250,52 @@ func (r *joinReplay) Emitted(p int32, used int64) int64 { return max(used, r.rea
 
 // Fired implements connector.Replay: the join's watermark, at least the
 // largest it had while p counted in it (fired: it goes down when a
-// partition comes, joinSource.rewind), or, with a
-// window aggregate after the join (joinSource.aggFired), the watermark
-// over the joined rows its windows fired by, at least the largest it had
-// before it went down while p counted (wfired), and the mark's f while p
-// is pending (joinwincap.go). The join then emits again
+// partition comes, joinSource.rewind), or, with a window aggregate after
+// the join and no side branch (joinSource.aggFired, not sides), the
+// watermark its windows fired by (windows). The join then emits again
 // every output of a replayed row (rewrite), below f in batches of their
 // own, which the window aggregate takes as it takes the others (they have
-// no output of their own), so f only says which windows fired.
+// no output of their own), so f only says which windows fired. Beside side
+// branches f stays the join's watermark, which says which pairs they
+// wrote, and Windows the window's.
 func (r *joinReplay) Fired(p int32) (int64, bool) {
-	wm, ok := r.js.j.(replayedJoin).Watermarked()
-	fired := r.fired
-	if r.js.aggFired != nil {
-		if r.pending(p) { // (joinwincap.go: none of p's windows fired here yet)
-			f, set := r.f[p]
-			return f, set
-		}
-		wm, ok = r.js.aggFired()
-		fired = r.wfired
+	if r.js.aggFired != nil && !r.js.sides {
+		return r.windows(p, r.f)
 	}
-	if f, had := fired[p]; had && (!ok || f > wm) {
+	wm, ok := r.js.j.(replayedJoin).Watermarked()
+	if f, had := r.fired[p]; had && (!ok || f > wm) {
+		return f, true
+	}
+	return wm, ok
+}
+
+// Windows implements connector.Replay: g, for a window aggregate after
+// the join beside side branches (joinSource.sides), the watermark over the
+// joined rows its windows fired by (windows), or math.MinInt64 before one
+// fired: such a job's marks always carry g, so that one without it is
+// known to be an older version's (joinReplay.old); none otherwise.
+func (r *joinReplay) Windows(p int32) (int64, bool) {
+	if r.js.aggFired == nil || !r.js.sides {
+		return 0, false
+	}
+	if g, ok := r.windows(p, r.g); ok {
+		return g, true
+	}
+	return math.MinInt64, true
+}
+
+// windows is how far a window aggregate after the join fired for p
+// (joinSource.aggFired): its watermark over the joined rows, at least the
+// largest it had before it went down while p counted (wfired), and the
+// mark's (in marks: f, or g beside side branches) while p is pending
+// (joinwincap.go: none of p's windows fired here yet).
+func (r *joinReplay) windows(p int32, marks map[int32]int64) (int64, bool) {
+	if r.pending(p) {
+		f, set := marks[p]
+		return f, set
+	}
+	wm, ok := r.js.aggFired()
+	if f, had := r.wfired[p]; had && (!ok || f > wm) {
 		return f, true
 	}
 	return wm, ok
@@ -280,15 +315,20 @@ func (r *joinReplay) Torn() bool { return r.js.given }
 // the inputs' minimum with p (joinSource.rewind), and a window aggregate's
 // after the join follows them (joinSource.startCap, joinwincap.go).
 func (r *joinReplay) Assign(p int32, _ int64, m connector.ReplayMark, ok bool) {
-	if r.js.fail == nil {
-		r.js.fail = r.js.errWindowMoved(r.s, p)
-	}
 	r.drop(p)
 	if ok {
 		r.e[p] = m.Emitted
 		if m.FiredSet {
 			r.f[p] = m.Fired
 		}
+		if m.WindowsSet {
+			r.g[p] = m.Windows
+		} else if m.FiredSet && r.js.sides {
+			r.old[p] = true // (joinSource.oldRule)
+		}
+	}
+	if r.js.fail == nil {
+		r.js.fail = r.js.errWindowMoved(r.s, p)
 	}
 	if r.pw != nil { // (without a mark too: p's rows from the start may lie below the input's watermark)
 		r.pw.seed(p, m.WM, ok && m.WMSet)
@@ -327,6 +367,8 @@ func (r *joinReplay) drop(p int32) {
 	delete(r.held, p)
 	delete(r.came, p)
 	delete(r.wfired, p)
+	delete(r.g, p)
+	delete(r.old, p)
 	if r.s == 0 && r.js.dropAgg != nil {
 		r.js.dropAgg(p) // (a joined row's position is its left row's: aggregate.Operator.Drop)
 	}
@@ -413,33 +455,25 @@ func (js *joinSource) unreadLate(s int, b *vector.Batch) {
 // A window aggregate after the join (plan.Job.JoinWindowReplayed; the
 // connector package doc, "A window aggregate over a join") fires by the
 // chain's watermark over the joined rows (c.assign, the relation's
-// WATERMARK). Beside side branches, which write each pair when the join
-// emits it, the inputs commit the join's watermark as f (joinSource.aggFired
-// stays nil): every pair the run before wrote comes again as old, for the
-// aggregate only (replay.filter drops the parts and the operators' rows of
-// old batches), so its watermark is the one at the commit once they went
-// through, and the windows fired meanwhile, dropped at the sink, are those
-// the run before wrote. Without side branches that watermark is the f the
-// inputs commit (joinSource.aggFired), and a
-// window of a replayed left partition ending at or below its mark's f gets
-// no row (joinOldReplay.FiredBy, I4). Every window fired is written by the
-// time the checkpoint runs (in an input's Next, once the job came back
-// for more rows: joinReplay.Torn), so f describes the outputs. A partition
-// coming to the process once that watermark is set makes it follow the
-// join's down and up (joinSource.win, joinwincap.go): the window scales
-// out; beside side branches it does not yet (joinSource.windowAt,
-// errWindowMoved).
+// WATERMARK), which the inputs commit (joinSource.aggFired): as f, or as g
+// beside side branches (joinSource.sides), which write each pair when the
+// join emits it, so f is the join's watermark there, which says which
+// pairs went out (I3). A window of a replayed left partition ending at or
+// below its mark's f (g) gets no row (joinOldReplay.FiredBy, I4). Every
+// window fired is written by the time the checkpoint runs (in an input's
+// Next, once the job came back for more rows: joinReplay.Torn), so f (g)
+// describes the outputs. A partition coming to the process once that
+// watermark is set makes it follow the join's down and up (joinSource.win,
+// joinwincap.go): the window scales out, beside side branches too.
 func newJoinAggReplay(js *joinSource, c *chain, agg *aggregate.Operator) *replay {
 	r := newReplayOf(c)
 	r.old = func() bool { return js.givenOld }
 	a := c.assign
-	switch job := a.job; {
-	case job.Watermark != nil && len(job.Branches) > 0: // (a window beside side branches: the join's watermark is f)
-		r.oldFired = true
-		js.windowAt = func() (int64, bool) { return a.wm, a.set }
-	case job.Watermark != nil: // (a window over the joined rows)
+	if job := a.job; job.Watermark != nil { // (a window over the joined rows)
 		js.aggFired = func() (int64, bool) { return a.wm, a.set }
 		js.win, a.cap = a, js // (it scales out: joinwincap.go)
+		js.sides = len(job.Branches) > 0
+		r.oldFired = js.oldRule
 	}
 	agg.StartReplay(joinOldReplay{js})
 	js.dropAgg = agg.Drop
@@ -477,15 +511,20 @@ func (x joinOldReplay) Replayed(int64) bool { return x.js.givenOld }
 // FiredBy implements aggregate.Replay: a window aggregate's window of
 // the left input's partition p (a joined row's position is its left
 // row's; a RIGHT join's padded right row's is its own, in the right
-// input's partition p, co-partitioned with the left's) ending at end fired before p came to this process: end is at or
-// below the f of p's mark (joinSource.aggFired; I4). An updating
-// aggregate has no window.
+// input's partition p, co-partitioned with the left's) ending at end fired
+// before p came to this process: end is at or below the f of p's mark
+// (joinSource.aggFired; I4), or its g beside side branches
+// (joinSource.sides). An updating aggregate has no window.
 func (x joinOldReplay) FiredBy(p int32, end int64) bool {
 	r := x.js.rep[0]
 	if x.js.aggFired == nil || r == nil {
 		return false
 	}
-	f, ok := r.f[p]
+	marks := r.f
+	if x.js.sides {
+		marks = r.g
+	}
+	f, ok := marks[p]
 	return ok && end <= f
 }
 
@@ -500,26 +539,47 @@ func (joinOldReplay) Firing(int64) {}
 // of the batches of old pairs are: Replayed).
 func (joinOldReplay) Written(int32, int64) bool { return false }
 
+// oldRule reports whether a partition the join's inputs hold came with a
+// mark of a window aggregate beside side branches written by a streamql
+// before g (ReplayMark.Windows; joinReplay.old): its f is the join's
+// watermark and nothing says which of its windows fired, so that
+// version's rule holds while it is held: every window fired while pairs
+// the run before wrote go through is taken for written, and dropped at the
+// sink (replay.filter, oldFired), exact when the process got every
+// partition at its start (the aggregate, taking all those pairs in the
+// same order, reaches the watermark it had at the commit).
+func (js *joinSource) oldRule() bool {
+	for _, r := range js.rep {
+		if r != nil && len(r.old) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // errWindowMoved returns the error that stops a job whose window aggregate
-// after a join of two Kafka streams in a consumer group, beside side
-// branches, has a watermark when partition p comes to input s
-// (joinSource.windowAt), nil otherwise (no such aggregate, or the process's
-// first assignment, before any joined row reached it). Beside side branches
-// the commits' f is the join's watermark and the windows that fire while
-// the old pairs of a replayed partition go through are dropped at the sink
-// (replay.filter, oldFired): with the process's other partitions going on,
-// their windows firing meanwhile would be dropped too, so a partition
-// moving between processes (a second process of the group, or one leaving)
-// would lose windows. The job stops instead (exit 1, its open transaction
-// aborted, nothing committed past what was written), and EXPLAIN's
-// scale-out line says to run one process per group (issue 23 item 6). A
-// window aggregate without side branches scales out (joinwincap.go).
+// after a join beside side branches holds a partition under the rule of a
+// streamql before g (oldRule) when partition p comes to input s once the
+// aggregate has a watermark, nil otherwise: with the process's other
+// partitions going on, their windows that fire while p's old pairs go
+// through would be dropped with p's. The job stops instead (exit 1, its
+// open transaction aborted, nothing committed past what was written); a
+// restart of every process of the group reads the commits again, and
+// those it makes from then on carry g.
 func (js *joinSource) errWindowMoved(s int, p int32) error {
-	if js.windowAt == nil {
+	if js.win == nil || !js.win.set || !js.oldRule() {
 		return nil
 	}
-	if _, set := js.windowAt(); !set {
-		return nil
+	return fmt.Errorf("partition %d of %s came to this process while the window aggregate after the %s of %s and %s, beside side branches, holds windows, and a partition it reads was committed by an older streamql version (its commit metadata has no g=), whose windows fired cannot be told apart from the others': stop every process of consumer group '%s' and start them again, all of this version (the commits they make from then on carry g=)", p, js.both.Inputs[s].Name, js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name, js.group())
+}
+
+// group is the consumer group of the join's inputs ('properties.group.id'
+// of the first that has one), "" for none.
+func (js *joinSource) group() string {
+	for _, in := range js.both.Inputs {
+		if k := in.Stream.Kafka(); k != nil && k.GroupID != "" {
+			return k.GroupID
+		}
 	}
-	return fmt.Errorf("partition %d of %s came to this process while the window aggregate after the %s of %s and %s, beside side branches, holds windows: such a window aggregate does not scale out over several processes of a consumer group yet (the windows that fire while the partition's rows are read again would be dropped); run one process per group: stop the others and restart this one, which reads on from the group's committed offsets, or write the side branches in a job of their own", p, js.both.Inputs[s].Name, js.both.Kind(), js.both.Inputs[0].Name, js.both.Inputs[1].Name)
+	return ""
 }

@@ -91,19 +91,19 @@ type joinSource struct {
 	// aggFired, for a window aggregate after the join
 	// (plan.Job.JoinWindowReplayed, newJoinAggReplay), is the watermark
 	// over the joined rows that its windows fired by (the chain's
-	// assigner's): the inputs' replays commit it as f, and a window of a
-	// replayed partition ending at or below the mark's f fired (I4); nil
-	// otherwise (f is then the join's watermark)
+	// assigner's): the inputs' replays commit it as f (as g beside side
+	// branches: sides), and a window of a replayed partition ending at or
+	// below the mark's f (g) fired (I4); nil otherwise (f is then the
+	// join's watermark)
 	aggFired func() (int64, bool)
-	// windowAt, for a window aggregate after the join beside side
-	// branches (newJoinAggReplay), is that aggregate's watermark over the
-	// joined rows; nil otherwise. Once it is set, a partition coming to
-	// the process stops the job (joinReplay.Assign, errWindowMoved)
-	windowAt func() (int64, bool)
-	// win, for a window aggregate after the join without side branches
-	// (newJoinAggReplay), is the aggregate's watermark assigner, which a
-	// partition coming once it has a watermark makes follow the join's
-	// watermark down and up (joinwincap.go); nil otherwise
+	// sides: that window aggregate is beside side branches, which write
+	// each pair when the join emits it, so f stays the join's watermark
+	// (which pairs went out) and the window's is g (ReplayMark.Windows)
+	sides bool
+	// win, for a window aggregate after the join (newJoinAggReplay), is
+	// the aggregate's watermark assigner, which a partition coming once it
+	// has a watermark makes follow the join's watermark down and up
+	// (joinwincap.go); nil otherwise
 	win *watermarker
 	// epoch counts the partitions that came while win was capped
 	// (joinReplay.came); givenEpoch and givenFloor are the epoch and floor

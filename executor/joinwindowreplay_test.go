@@ -141,6 +141,7 @@ type noReplay struct{}
 func (noReplay) Hold(_ int32, used int64) (int64, int64, bool)   { return used, 0, false }
 func (noReplay) Emitted(_ int32, used int64) int64               { return used }
 func (noReplay) Fired(int32) (int64, bool)                       { return 0, false }
+func (noReplay) Windows(int32) (int64, bool)                     { return 0, false }
 func (noReplay) Torn() bool                                      { return false }
 func (noReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
 func (noReplay) Revoke(int32)                                    {}
@@ -297,8 +298,8 @@ var sessionJoinWindowQueries = []string{
 // before its own time: op.Join.padAt) or above it. Planned as one job
 // (ruleFuseJoinWindow with inlineSides), its
 // commits' f the join's watermark (each pair written once to the side
-// outputs) and the windows that fired while the replay's old pairs went
-// through dropped at the sink (TestJoinWindowSidesReplayAfterKills,
+// outputs) and g the window's (no window that fired gets a pair again:
+// TestJoinWindowSidesReplayAfterKills,
 // TestJoinWindowSidesFusedIsTheRelations).
 var sideJoinWindowQueries = []string{
 	"CREATE VIEW j AS SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND;\n" +
@@ -356,9 +357,9 @@ func TestJoinWindowSidesFusedIsTheRelations(t *testing.T) {
 // one beside a side that filters and projects (issue 23 item 6, shape 2 with state).
 // Planned as one job (ruleFuseJoinWindow with fuseSideAgg), the side
 // aggregates in the job's aggregate operator: the commits' f is the join's
-// watermark, the pairs the run before wrote come again into every
-// aggregate's state only, and the windows fired and changes made of them
-// are dropped at the sink (TestJoinWindowStatefulSidesReplayAfterKills,
+// watermark and g the windows', the pairs the run before wrote come again
+// into every aggregate's state only (no change written of them), and no
+// window at or below g gets one (TestJoinWindowStatefulSidesReplayAfterKills,
 // TestJoinWindowStatefulSidesFusedIsTheRelations).
 var statefulSideJoinWindowQueries = []string{
 	"CREATE VIEW j AS SELECT l.k, l.ts, r.ts AS rts FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND;\n" +

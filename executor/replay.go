@@ -5,6 +5,7 @@ import (
 
 	"streamql/executor/aggregate"
 	"streamql/executor/connector"
+	"streamql/executor/rank"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -50,12 +51,12 @@ type replay struct {
 	// (newJoinAggReplay), reports that the batch being pushed holds pairs
 	// the run before wrote: no part of it is written again (nil: none)
 	old func() bool
-	// oldFired, with old, says the windows a window aggregate fires while
-	// such a batch goes through were written by the run before too (beside
-	// side branches, whose commits carry the join's watermark:
-	// newJoinAggReplay), so the rows an operator made of it (Step.Chunks)
-	// are dropped as well
-	oldFired bool
+	// oldFired, with old, says whether the windows a window aggregate
+	// fires while such a batch goes through were written by the run before
+	// too (beside side branches under the rule of a streamql before g:
+	// joinSource.oldRule), so the rows an operator made of it
+	// (Step.Chunks) are dropped as well (nil: never)
+	oldFired func() bool
 }
 
 // newReplay gives the job's state to rs, the replay its source's stream
@@ -72,14 +73,21 @@ type replay struct {
 // over the stream's rows beside side branches' aggregates
 // (plan.Job.RankBesideAggs) is replayed with them, each taking the rows
 // read again into its own state. The hold frontier is the smallest of the
-// operators' (Hold).
+// operators' (Hold). So is each side branch's rank operator over the rows
+// it took (c.sideRanks, plan.Job.SideRankReplayed), beside them.
 func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *plan.Job) *replay {
 	pass := job.WindowRankReplayed() || job.AggRankReplayed()
 	rk := c.rank
 	if rk != nil && (agg != nil && !pass && !job.RankBesideAggs() || !rk.Replayable() || rk.Timed() && c.assign.parts == nil) {
 		rk = nil // (the rank operator's own replay is of one over the stream's rows, or a TVF's)
 	}
-	if agg == nil && rk == nil || rs == nil {
+	var sides []*rank.Operator // (plan.Job.SideRankReplayed: each over the rows its branch took)
+	for _, sr := range c.sideRanks {
+		if sr.Replayable() && (!sr.Timed() || c.assign.parts != nil) {
+			sides = append(sides, sr)
+		}
+	}
+	if agg == nil && rk == nil && len(sides) == 0 || rs == nil {
 		return nil
 	}
 	r := newReplayOf(c)
@@ -97,6 +105,10 @@ func newReplay(rs connector.Replayer, c *chain, agg *aggregate.Operator, job *pl
 	if rk != nil {
 		rk.StartReplay(opReplay{r})
 		r.add(rk)
+	}
+	for _, sr := range sides {
+		sr.StartReplay(opReplay{r})
+		r.add(sr)
 	}
 	return r.attach(c, rs)
 }
@@ -206,6 +218,10 @@ func (r *replay) Fired(p int32) (int64, bool) {
 	}
 	return 0, false
 }
+
+// Windows implements connector.Replay: a job over one stream commits its
+// windows' frontier as f (Fired), never g.
+func (*replay) Windows(int32) (int64, bool) { return 0, false }
 
 // Torn implements connector.Replay: a push changed the state (stamped the
 // partitions' watermarks and fire frontiers, fired windows) and did not reach
@@ -368,12 +384,13 @@ func (r *replay) filterBad(bad []BadRow) []BadRow {
 // part (side branches, INTO STREAM, the main query, late rows): their
 // outputs were written by the run that committed e (I3). After a replayed
 // join (r.old), a batch of old pairs loses every part and the rows an
-// operator made of it when oldFired (Chunks: the windows a window
-// aggregate beside side branches fired while they went through,
-// newJoinAggReplay; without side branches an old batch may fire windows
-// the run before did not: the commit's f is the aggregate's watermark, and
-// an outer join's paddings are old by when they were padded, op.Join.padAt,
-// which may be after their time).
+// operator made of it when oldFired says so (Chunks: the windows a window
+// aggregate beside side branches fired while they went through, under
+// joinSource.oldRule; otherwise an old batch may fire windows the run
+// before did not: the windows' frontier is the aggregate's watermark,
+// FiredBy keeps the rows out of those that fired, and an outer join's
+// paddings are old by when they were padded, op.Join.padAt, which may be
+// after their time).
 func (r *replay) filter(rt *Step) {
 	if r == nil {
 		return
@@ -383,8 +400,8 @@ func (r *replay) filter(rt *Step) {
 			for k := range rt.Parts {
 				rt.Parts[k].Sel = rt.Parts[k].Sel[:0]
 			}
-			for k := range rt.Chunks {
-				if r.oldFired {
+			if r.oldFired != nil && r.oldFired() {
+				for k := range rt.Chunks {
 					rt.Chunks[k].Sel = rt.Chunks[k].Sel[:0]
 				}
 			}

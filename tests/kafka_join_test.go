@@ -5,11 +5,18 @@ package tests
 // starts, topics of different partition counts.
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"streamql/cmd/streamql/cli"
 	"streamql/tests/kafkatest"
 )
 
@@ -69,6 +76,75 @@ func TestKafkaJoinChecksCoPartitioning(t *testing.T) {
 		"topic '" + three + "' (stream p) has 3", "must be co-partitioned", "give both topics the same partition count"} {
 		if code == 0 || !strings.Contains(stderr, w) {
 			t.Errorf("topics of 2 and 3 partitions: exit %d, stderr %q: want an error with %q", code, stderr, w)
+		}
+	}
+}
+
+// TestKafkaJoinStopsInAMixedGroup (issue 23 item 6; the kafka connector's
+// fallbackBalancer and kafkaJob.mixedGroup): a member of the join's
+// consumer group that announces only the 'cooperative-sticky' protocol (a
+// process of an older streamql version, or another client) makes the group
+// balance with it, which gives each topic's partitions out independently;
+// the join of two topics of that group then stops with exit 1 at the
+// rebalance that chose it, naming the group, both topics and what to do,
+// instead of waiting for the join's inputs to hold different partitions
+// for two minutes (the executor's joinapart.go, whose message names the
+// join's inputs instead). The context's bound only keeps a failure from
+// hanging the test.
+func TestKafkaJoinStopsInAMixedGroup(t *testing.T) {
+	t.Parallel() // (its own topics and group: it waits on the broker beside the others)
+	kafkatest.Brokers(t)
+	group := kafkatest.Name(t, "group")
+	orders, payments := kafkatest.CreateTopic(t, 2, nil), kafkatest.CreateTopic(t, 2, nil)
+	produceValues(t, orders, []string{"1,k0,1000", "2,k1,2000"}, []int32{0, 1})
+	produceValues(t, payments, []string{"11,k0,1500", "12,k1,2500"}, []int32{0, 1})
+
+	// the other member: it reads orders in the group, announcing
+	// cooperative-sticky alone, and is in the group before the job starts
+	other := kafkatest.Client(t, kgo.ConsumerGroup(group), kgo.ConsumeTopics(orders),
+		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for ctx.Err() == nil {
+			other.PollFetches(ctx)
+		}
+	}()
+	defer func() { cancel(); <-polled }()
+	adm := kafkatest.Admin(t)
+	for deadline := time.Now().Add(kafkatest.Timeout); ; {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		dg, err := adm.DescribeGroups(dctx, group)
+		dcancel()
+		if g, ok := dg[group]; err == nil && ok && g.State == "Stable" && len(g.Members) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other member did not join group %s: %v %+v", group, err, dg)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	opts := ", 'properties.group.id'='" + group + "'"
+	script := kafkaStream(t, "o", "id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", orders, opts) +
+		kafkaStream(t, "p", "pid BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts", payments, opts) +
+		"SELECT o.id, p.pid FROM o JOIN p ON o.k = p.k AND p.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;\n"
+	path := filepath.Join(t.TempDir(), "q.sql")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer rcancel()
+	var out, errb strings.Builder
+	code := cli.Run(rctx, []string{"--format", "csv", "-f", path}, strings.NewReader(""), &out, &errb)
+	stderr := strings.Join(strings.Fields(errb.String()), " ")
+	for _, w := range []string{"consumer group '" + group + "' balances its partitions with the 'cooperative-sticky' protocol",
+		"not streamql's co-partitioning ('streamql-copartition')", "topics '", "'" + orders + "'", "'" + payments + "'",
+		"stop the group's processes that do not run this version"} {
+		if code != 1 || !strings.Contains(stderr, w) {
+			t.Fatalf("a member announcing cooperative-sticky alone in the join's group: exit %d, stderr %q; want exit 1 and an error with %q", code, stderr, w)
 		}
 	}
 }

@@ -82,6 +82,22 @@ func TestKafkaJoinWindowScalesOutCrashesExactlyOnce(t *testing.T) {
 	joinCrashes(t, scaledOut(scaleJoinWindowJob))
 }
 
+// TestKafkaJoinWindowSidesScalesOutCrashesExactlyOnce (issue 23 item 6):
+// the window aggregate beside side branches after the RIGHT interval join
+// (scaleJoinWindowSidesJob: a side branch of the padded payments and a
+// side HOP aggregate) over processes of one group as
+// TestKafkaIntervalJoinScalesOutCrashesExactlyOnce runs them: each
+// window, side window and padded payment once. The commits carry the
+// join's watermark as f (which pairs the side branches wrote) and the
+// window's as g (which windows fired: connector.ReplayMark.Windows), so
+// a partition moving between processes is read again into the open
+// windows only; before, a partition coming to a process once its window
+// had a watermark stopped the job (exit 1: the executor's
+// errWindowMoved), in every run.
+func TestKafkaJoinWindowSidesScalesOutCrashesExactlyOnce(t *testing.T) {
+	joinCrashes(t, scaledOut(scaleJoinWindowSidesJob))
+}
+
 func TestKafkaJoinTopNScalesOutCrashesExactlyOnce(t *testing.T) {
 	joinCrashes(t, scaledOut(scaleJoinTopNJob))
 }
@@ -487,9 +503,9 @@ func scaleJoinWindowJob(t *testing.T) scaleJob {
 // one job with the join (planner's ruleFuseJoinWindow, fuseSideAgg),
 // written to three 'kafka' topics, the process SIGKILLed and restarted at
 // random moments while the input is written. The commits carry the join's
-// watermark: a restart joins the rows again into the open windows of both
-// aggregates only, and writes no padded row or window that it wrote
-// before. The read_committed records of each topic are the reference's,
+// watermark (f) and the windows' (g): a restart joins the rows again into
+// the open windows of both aggregates only, and writes no padded row or
+// window that it wrote before. The read_committed records of each topic are the reference's,
 // computed from the rows alone, each once (STREAMQL_SCALE_SEED replays a
 // schedule).
 func TestKafkaJoinWindowSidesCrashesExactlyOnce(t *testing.T) {

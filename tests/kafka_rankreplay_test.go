@@ -224,13 +224,11 @@ func TestKafkaWindowOverViewCrashesExactlyOnce(t *testing.T) {
 // batch reference's.
 func TestKafkaWindowOverViewWithSidesCrashesExactlyOnce(t *testing.T) {
 	t.Parallel() // (its own topics, group, transactional ids and folders)
-	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
-	j := rankJobOf(t, rows, false, "ws BIGINT, u VARCHAR, n BIGINT, s BIGINT",
+	rows, j := sideOutputRankJob(t, "ws BIGINT, u VARCHAR, n BIGINT, s BIGINT",
 		"CREATE VIEW kept AS SELECT id, LOWER(k) AS u, v * 2 AS v2, ts FROM readings WHERE v % 5 <> 0;\n"+
 			"SELECT id, u, v2 INTO STREAM thirds FROM kept WHERE v2 % 3 = 0;\n"+
 			"INSERT INTO results SELECT window_start, u, COUNT(*) AS n, SUM(v2) AS s\n"+
-			"  FROM TABLE(TUMBLE(TABLE kept, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, u;\n")
-	withKafkaOutput(&j, "thirds", "id BIGINT, u VARCHAR, v2 BIGINT", "CREATE VIEW kept")
+			"  FROM TABLE(TUMBLE(TABLE kept, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, u;\n", "thirds", "id BIGINT, u VARCHAR, v2 BIGINT", "CREATE VIEW kept")
 	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		type win struct {
 			ws int64
@@ -269,14 +267,12 @@ func TestKafkaWindowOverViewWithSidesCrashesExactlyOnce(t *testing.T) {
 // hold frontier commits) while processes are SIGKILLed: each window's
 // count and top rows once, the batch reference's.
 func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
-	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
-	j := rankJobOf(t, rows, false, "ws BIGINT, k VARCHAR, id BIGINT, v BIGINT",
+	rows, j := sideOutputRankJob(t, "ws BIGINT, k VARCHAR, id BIGINT, v BIGINT",
 		"SELECT window_start, k, COUNT(*) AS n INTO STREAM wins FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE id % 5 = 0 GROUP BY window_start, window_end, k;\n"+
 			"INSERT INTO results SELECT window_start, k, id, v FROM (\n"+
 			"  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn\n"+
 			"  FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(ts), INTERVAL '1' SECOND)))\n"+
-			"WHERE rn <= 2;\n")
-	withKafkaOutput(&j, "wins", "ws BIGINT, k VARCHAR, n BIGINT", "SELECT window_start, k, COUNT(*)")
+			"WHERE rn <= 2;\n", "wins", "ws BIGINT, k VARCHAR, n BIGINT", "SELECT window_start, k, COUNT(*)")
 	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
 		top, wins := map[string]int{}, map[string]int{}
 		for k, rs := range rankByKey(rows) {
@@ -304,6 +300,58 @@ func TestKafkaWindowTopNBesideSideWindowCrashesExactlyOnce(t *testing.T) {
 		t.Logf("%d top rows, %d window counts", len(top), len(wins))
 	}
 	scaleOutCrashes(t, "exactly-once", j)
+}
+
+// TestKafkaSideBranchDedupCrashesExactlyOnce (issue 23 item 6): a side
+// branch keeping the first row by event time of each key among the rows
+// with id % 5 = 0 (SPEC 2.1 with 2.9: a deduplication over the rows it
+// takes by first match) into one topic, and a main query keeping the first
+// of the others into another, both replayed (plan.Job.SideRankReplayed:
+// each operator takes the rows read again into its own state; the smaller
+// hold frontier commits) while processes are SIGKILLed: each key's two
+// rows once, the reference's. Before, the side branch's operator was not
+// replayed and the job was refused with an exactly-once sink.
+func TestKafkaSideBranchDedupCrashesExactlyOnce(t *testing.T) {
+	t.Parallel() // (its own topics, group, transactional ids and folders)
+	rows, j := sideOutputRankJob(t, "k VARCHAR, id BIGINT, ts BIGINT",
+		"SELECT k, id, ts INTO STREAM firsts FROM (\n"+
+			"  SELECT k, id, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM readings WHERE id % 5 = 0)\n"+
+			"WHERE rn = 1;\n"+
+			"INSERT INTO results SELECT k, id, ts FROM (\n"+
+			"  SELECT k, id, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM readings)\n"+
+			"WHERE rn = 1;\n", "firsts", "k VARCHAR, id BIGINT, ts BIGINT", "SELECT k, id, ts INTO STREAM firsts")
+	j.check = func(t *testing.T, outs map[string]string, guarantee string) {
+		firsts, rest := map[string]int{}, map[string]int{}
+		for k, rs := range rankByKey(rows) {
+			side, main := false, false
+			for _, r := range rs {
+				row := fmt.Sprintf("%s,%d,%d", k, r.id, r.ts)
+				switch {
+				case r.id%5 == 0 && !side: // (SPEC 2.1: the side branch takes the rows its WHERE keeps)
+					firsts[row]++
+					side = true
+				case r.id%5 != 0 && !main:
+					rest[row]++
+					main = true
+				}
+			}
+		}
+		compareCounts(t, "side rows", readRows(t, outs["firsts"], true), firsts, true)
+		compareCounts(t, "rows", readRows(t, outs["out"], true), rest, true)
+		t.Logf("%d side rows, %d main rows", len(firsts), len(rest))
+	}
+	scaleOutCrashes(t, "exactly-once", j)
+}
+
+// sideOutputRankJob is rankJobOf over STREAMQL_SCALE_ROWS rows (rankRows)
+// of the script query with results' columns cols, and a second output, the
+// csv Kafka stream name of columns nameCols, declared before the statement
+// that starts with before (withKafkaOutput); it returns the rows too.
+func sideOutputRankJob(t *testing.T, cols, query, name, nameCols, before string) ([]rankRow, scaleJob) {
+	rows := rankRows(envInt(t, "STREAMQL_SCALE_ROWS", 200_000))
+	j := rankJobOf(t, rows, false, cols, query)
+	withKafkaOutput(&j, name, nameCols, before)
+	return rows, j
 }
 
 // withKafkaOutput gives job a second output, the csv Kafka stream name

@@ -246,15 +246,18 @@
 // late for no window, and each window is written once across the
 // processes (I4 as below: a window of the partition at or below its
 // mark's f gets no row; the process's other partitions keep the f they
-// had); beside side branches it does not yet (EXPLAIN says to run one
-// process, and a partition coming to a process once the aggregate has a
-// watermark stops the job: the executor's errWindowMoved,
-// TestJoinWindowPartitionMoveStops). A group with a member that does not
+// had), beside side branches too (with g: see "A window aggregate over a
+// join"). A group with a member that does not
 // announce the co-partitioning protocol (another version, another client)
 // falls back to cooperative-sticky, which gives each topic's partitions
-// out independently: the join's two inputs then hold different partitions,
-// and once they have for longer than a bound the job stops, naming the
-// group (the executor's joinapart.go). Tests: the executor's
+// out independently: every member parses its assignment with the chosen
+// protocol, so each source of this version learns of it at that
+// rebalance (kafka's fallbackBalancer), and a job with two sources in the
+// group stops there, naming the group and its topics
+// (kafkaJob.mixedGroup; tests/kafka_join_test.go's
+// TestKafkaJoinStopsInAMixedGroup); as a backstop, the join's two inputs
+// holding different partitions for longer than a bound stop the job too,
+// naming the join (the executor's joinapart.go). Tests: the executor's
 // TestJoinReplayPartitionMoves and TestJoinWindowPartitionMoves (against
 // windows computed from the whole input), the crash harness's scale-out join tests
 // (tests/kafka_joinreplay_test.go, ...ScalesOutCrashesExactlyOnce), op's
@@ -408,23 +411,37 @@
 // Side branches over the relation beside the window (SPEC 2.1), each a
 // filter and projection of the joined rows, are planned in the job (the
 // planner's inlineSides) and write each pair they take when the join
-// emits it. Their replay changes f: it is the join's watermark at the
-// commit (not the aggregate's, which is lower by the join's delay), so
-// every pair the run before wrote, to a side output or into a window, is
-// below f and comes again as old, for the aggregate only (I3: the
-// executor's replay.filter drops the side parts of old batches); the
-// aggregate, taking all of them in the same order, reaches the watermark
-// it had at the commit, and the windows that fire on the way are those
-// the run before wrote: the sink drops them (the same filter drops the
-// rows an operator made of an old batch). FiredBy then refuses nothing,
-// and a window above the commit's watermark fires once, after them
-// (the executor's TestJoinWindowSidesReplayAfterKills, TUMBLE, SESSION
-// and HOP beside one or two side branches over INNER, LEFT and RIGHT
-// interval and LEFT temporal joins, a RIGHT one with its upper bound
-// below 0, 40 seeds each; it fails with the aggregate's watermark as f,
-// side rows written twice, without dropping the windows fired by old
-// pairs, or, over the RIGHT join, with a padding taken for written by its
-// interval's end alone: op.Join.padAt).
+// emits it. Their replay adds a frontier to the mark: f is the join's
+// watermark at the commit (not the aggregate's, which is lower by the
+// join's delay), so every pair the run before wrote, to a side output or
+// into a window, is below f and comes again as old, for the aggregate
+// only (I3: the executor's replay.filter drops the side parts of old
+// batches); g (ReplayMark.Windows) is the aggregate's watermark at the
+// commit, the f above, and I4 reads it: a window of p at or below its
+// mark's g gets no pair (FiredBy), one above it every pair, old or new,
+// and fires once. When a partition comes to a running process the
+// window's watermark follows the join's down and up as without side
+// branches (joinwincap.go), so the window scales out beside them too (the
+// executor's TestJoinWindowSidesPartitionMoves, the crash harness's
+// TestKafkaJoinWindowSidesScalesOutCrashesExactlyOnce). Such a job's
+// marks always carry g (math.MinInt64 before a window fired); a mark with
+// f and no g was written by a streamql before g, whose rule the executor
+// keeps while it holds such a partition (joinSource.oldRule): f alone,
+// the windows that fire while old pairs go through taken for the run
+// before's and dropped at the sink (exact when every partition came at
+// the process's start: the aggregate, taking all the old pairs in the
+// same order, reaches the watermark it had at the commit), and a
+// partition coming once the window has a watermark stops the job
+// (errWindowMoved), saying to restart the group's processes
+// (TestJoinWindowSidesOldMarks). Tests: the executor's
+// TestJoinWindowSidesReplayAfterKills, TUMBLE, SESSION and HOP beside one
+// or two side branches over INNER, LEFT and RIGHT interval and LEFT
+// temporal joins, a RIGHT one with its upper bound below 0, 40 seeds
+// each; it fails with the aggregate's watermark as f (side rows written
+// twice), with f as the windows' frontier too (windows lost) or with none
+// (windows written twice),
+// or, over the RIGHT join, with a padding taken for written by its
+// interval's end alone: op.Join.padAt.
 //
 // A side branch may also aggregate the joined rows it takes (the
 // planner's fuseSideAgg): a TUMBLE, HOP, CUMULATE or SESSION aggregate on
@@ -434,16 +451,15 @@
 // and the replay above holds for it unchanged: H_p is already the first
 // row the job read of p, so its groups and open windows are rebuilt from
 // all their pairs; the old pairs go into its state (I3: an updating
-// aggregate writes no change of a replayed row), and what it makes while
-// they go through, windows that fire by the one watermark over the joined
-// rows, is the run before's and dropped at the sink with the main
-// window's. The commit is the minimum over the operators by construction:
+// aggregate writes no change of a replayed row), and its windows fire by
+// the one watermark over the joined rows, so g says which of them fired
+// as it says of the main window's (FiredBy). The commit is the minimum over the operators by construction:
 // each input's partition commits the first row the job read of it, which
 // no operator's state is older than. Test: the executor's
 // TestJoinWindowStatefulSidesReplayAfterKills (an updating GROUP BY, a
 // global aggregate, a HOP and a SESSION beside TUMBLE, SESSION and HOP
 // windows over INNER, LEFT and RIGHT interval and LEFT temporal joins, 40
-// seeds each; it fails when the windows fired by old pairs are written),
+// seeds each; it fails when g is not the windows' frontier),
 // and tests/kafka_joinreplay_test.go's
 // TestKafkaJoinWindowSidesCrashesExactlyOnce (the crash harness: a TUMBLE
 // over a RIGHT interval join whose upper bound is below 0, beside a side
@@ -658,6 +674,15 @@
 // assignment before it (an Aggregate that keeps nothing) passes the rows
 // read again on into its state, but gives no row to a window with
 // end <= f_p (I4).
+//
+// A side branch that ends with one of these operators, or an updating
+// Top-N, over the rows it takes from the stream by first match (SPEC 2.1
+// with 2.9; plan.Job.SideRankReplayed: no aggregate or join of its own, no
+// event-time join in the job) is replayed as the main query's: it is one
+// more of the job's Checkpoints, H_p the smallest of theirs, and it takes
+// the rows of its part read again below e into its state only (the
+// executor's TestReplaySideBranchRanks,
+// tests/kafka_rankreplay_test.go's TestKafkaSideBranchDedupCrashesExactlyOnce).
 package connector
 
 import (

@@ -29,14 +29,45 @@ type ReplayMark struct {
 	// none has fired.
 	Fired    int64
 	FiredSet bool
+	// Windows is g, written only by a window aggregate after a join of two
+	// streams beside side branches (the package doc's "A window aggregate
+	// over a join"), whose f is the join's watermark: every window of p's
+	// groups with end <= g (epoch ms: the aggregate's watermark over the
+	// joined rows) has fired and is in committed outputs (I4), while f says
+	// which pairs were written (I3). Such a job always writes g
+	// (math.MinInt64 before a window fired), every other job never
+	// (WindowsSet false); a mark of such a job without g was written by a
+	// streamql before it (the executor then keeps that version's rule:
+	// joinReplay.Assign, joinSource.oldRule).
+	Windows    int64
+	WindowsSet bool
+}
+
+// KeepFired raises m's f and g to last's where last's are larger or m has
+// none: the commit writes the larger of the Replay's and the mark's read
+// at the assignment (I7: they never go back). An unset f or g is zeroed
+// first, so that marks compare equal by their fields that are set.
+func (m *ReplayMark) KeepFired(last ReplayMark) {
+	if !m.FiredSet {
+		m.Fired = 0
+	}
+	if !m.WindowsSet {
+		m.Windows = 0
+	}
+	if last.FiredSet && (!m.FiredSet || last.Fired > m.Fired) {
+		m.Fired, m.FiredSet = last.Fired, true
+	}
+	if last.WindowsSet && (!m.WindowsSet || last.Windows > m.Windows) {
+		m.Windows, m.WindowsSet = last.Windows, true
+	}
 }
 
 // replayPrefix starts every commit metadata of a replay mark: a metadata
 // without it (a stateless job's commit, another tool's) is no mark.
 const replayPrefix = "sq1"
 
-// String renders m as commit metadata: "sq1 e=E[ w=W][ f=F]" (w and f left
-// out when unset).
+// String renders m as commit metadata: "sq1 e=E[ w=W][ f=F][ g=G]" (w, f
+// and g left out when unset).
 func (m ReplayMark) String() string {
 	b := make([]byte, 0, 64)
 	b = append(b, replayPrefix+" e="...)
@@ -48,6 +79,10 @@ func (m ReplayMark) String() string {
 	if m.FiredSet {
 		b = append(b, " f="...)
 		b = strconv.AppendInt(b, m.Fired, 10)
+	}
+	if m.WindowsSet {
+		b = append(b, " g="...)
+		b = strconv.AppendInt(b, m.Windows, 10)
 	}
 	return string(b)
 }
@@ -74,6 +109,8 @@ func ParseReplayMark(s string) (m ReplayMark, ok bool, err error) {
 			m.WM, m.WMSet = n, true
 		case "f":
 			m.Fired, m.FiredSet = n, true
+		case "g":
+			m.Windows, m.WindowsSet = n, true
 		default:
 			return m, false, fmt.Errorf("commit metadata %q: unknown field %q", s, k)
 		}
@@ -105,6 +142,12 @@ type Replay interface {
 	// process (f_p, epoch ms; ok false: none). The source commits the larger of
 	// it and the f it read at the assignment.
 	Fired(p int32) (f int64, ok bool)
+	// Windows returns g_p (ReplayMark.Windows), how far the windows of a
+	// window aggregate after a join beside side branches have fired for p's
+	// groups, when Fired is the join's watermark (ok false: no such
+	// aggregate, or none fired). The source commits the larger of it and
+	// the g it read at the assignment.
+	Windows(p int32) (g int64, ok bool)
 	// Assign tells the state that p is (again) this process's from offset
 	// from on, with the mark read with that offset (ok false: none, p starts
 	// with no watermark and nothing to suppress). The state first drops what

@@ -77,9 +77,9 @@ func (j *Job) Unreplayed() (op, why string) {
 		if held && aggs && b.Join != nil && b.Join.EventTime() && !j.HeldAggReplayed() {
 			return "the event-time join of " + label + " (" + b.Join.Text + ")", "the job aggregates too: the windows over the rows it releases fire by their stamps, so neither its held rows nor the aggregate's state are replayed"
 		}
-		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) {
+		if r := b.Rank; r != nil && !r.Bounded && !j.rankReplayed(b, held, aggs) && !j.SideRankReplayed(b) {
 			if b != j.Main {
-				return "the " + string(r.Kind.NodeKind()) + " of " + label, "a replay rebuilds the main query's operator only: write the branch as a main query of its own"
+				return "the " + string(r.Kind.NodeKind()) + " of " + label, r.sideUnreplayedWhy(b, held)
 			}
 			return "the " + string(r.Kind.NodeKind()) + " of " + label, r.unreplayedWhy(held, aggs)
 		}
@@ -123,6 +123,18 @@ func (r *Rank) unreplayedWhy(held, aggs bool) string {
 		return "it has no WATERMARK on the stream's rows, which its replay needs"
 	}
 	return "it is not replayed yet"
+}
+
+// sideUnreplayedWhy says why side branch b's rank operator r is not
+// replayed (Job.SideRankReplayed), held: the job has an event-time join.
+func (r *Rank) sideUnreplayedWhy(b *Branch, held bool) string {
+	switch {
+	case b.Agg != nil:
+		return "a side branch's operator is replayed over the rows it takes from the stream, not over its own aggregate: write the branch as a main query of its own"
+	case b.Join != nil:
+		return "a side branch's operator is replayed over the rows it takes from the stream, not over its own join: write the branch as a main query of its own"
+	}
+	return r.unreplayedWhy(held, false)
 }
 
 // ReplayStrategy is what EXPLAIN adds to the strategy of a job that reads a

@@ -253,6 +253,24 @@ func (j *Job) rankReplayed(b *Branch, held, aggs bool) bool {
 	return b == j.Main && (b.Rank.replayed(held, aggs) || !held && (j.AggRankReplayed() || j.RankBesideAggs() || j.WindowRankReplayed()))
 }
 
+// SideRankReplayed reports whether side branch b of job j ends with a rank
+// operator (SPEC 2.1 with 2.9: Top-N, deduplication, OVER aggregation or
+// ORDER BY the event time over the rows it took by first match) that a
+// Kafka replay rebuilds (the executor's replay.go) as it does the main
+// query's over the stream's rows (Rank.replayed): one over the stream's
+// rows (no aggregate or join of its own), in a job with no event-time
+// join. Each such operator takes the rows read again below e into its own
+// state (its changes of them are in committed outputs), the main query's
+// and the other branches' operators theirs, and the commit is the
+// smallest of their hold frontiers.
+func (j *Job) SideRankReplayed(b *Branch) bool {
+	if b == nil || b == j.Main || b.Rank == nil || b.Agg != nil || b.Join != nil {
+		return false
+	}
+	held, _ := j.heldAggs()
+	return b.Rank.replayed(held, false)
+}
+
 // RankBesideAggs reports whether job j's main query ends with a rank
 // operator over the stream's rows (no aggregate of its own) that is
 // replayed (Rank.replayed) while side branches aggregate, with no
@@ -505,6 +523,12 @@ func (j *BothJoin) notReplayed(after bool) string {
 	}
 	for s := range j.Inputs {
 		in := &j.Inputs[s]
+		if d := DerivedOf(in.Stream); d != nil && groupOf(d) != "" {
+			if j.Window {
+				return "a window join is not replayed yet: its inputs " + j.Inputs[0].Name + " and " + j.Inputs[1].Name + " are windowed relations of their own (window TVFs, or their aggregates), whose parts read the streams whole in every process and commit nothing (so is any window over the window join's rows)"
+			}
+			return derivedInputWhy(in.Name, d)
+		}
 		if groupConfig(in.Stream) == nil {
 			return "input " + in.Name + " is not a Kafka stream in a consumer group"
 		}
@@ -526,7 +550,7 @@ func (j *BothJoin) notReplayed(after bool) string {
 // the join; agg: an updating aggregate replayed with it, window: a window
 // aggregate, Job.JoinWindowReplayed, sides: with side branches that
 // aggregate, Job.sideAggs; branches: with side branches of any kind,
-// beside which a window aggregate does not scale out yet; rank: a Top-N,
+// whose rows a replay writes once; rank: a Top-N,
 // Job.JoinRankReplayed): each process then reads its partitions of both
 // topics, or else both topics whole, every partition, committing nothing.
 func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, rank, sides, branches bool) {
@@ -568,18 +592,16 @@ func (j *BothJoin) describeScaleOut(sb *strings.Builder, after, agg, window, ran
 			// Kafka's producers: NULLs of both topics would meet in no process)
 			fmt.Fprintf(sb, "    a NULL of a null-safe key (IS NOT DISTINCT FROM) joins NULLs in its own process only: write the rows whose key is NULL to the same partition number of both topics\n")
 		}
-		if window && branches {
-			// (the windows that fire while a moved partition's old pairs
-			// go through are dropped at the sink, the other partitions'
-			// among them: the executor's errWindowMoved)
-			fmt.Fprintf(sb, "    a window aggregate after the join beside side branches does not scale out yet: the windows that fire while a moved partition's rows are read again would be dropped, so a partition coming to a process once the windows have a watermark stops the job; run one process per group, or write the side branches in a job of their own\n")
-		}
 		if window && sides {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again\n")
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows, the window aggregate's open windows after it and the side branches' groups and windows survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows written before going into the aggregates' state only, no window or change written again; when a partition comes to a process the windows' watermark follows the join's down to its rows and up again, so each window is written once across the processes\n")
 			return
 		}
 		if window {
-			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n")
+			side := ""
+			if branches {
+				side = ", each joined row reaching a side branch once"
+			}
+			fmt.Fprintf(sb, "    each process reads its partitions of both topics; the join's rows and the window aggregate's open windows after it survive a crash or a partition move: read again from the committed offset (the first row the job read of each partition), the joined rows going into the open windows only%s, no window that fired written again; when a partition comes to a process the window's watermark follows the join's down to its rows and up again, so each window is written once across the processes\n", side)
 			return
 		}
 		if rank {
@@ -636,6 +658,21 @@ func (j *BothJoin) keyName(s, k int) string {
 		return in.KeyExprs[x].Text
 	}
 	return fmt.Sprintf("column %d", k+1)
+}
+
+// derivedInputWhy says why a join input named name that is the derived
+// relation d over streams of a consumer group is not replayed (notReplayed):
+// d's parts read their streams whole in every process and commit nothing
+// (the executor's derived.go; the connector package doc, "What is not
+// replayed"). An input routed through the side branches pending on its
+// stream (SPEC 2.1, the planner's routedRelation: Kind "routed") says
+// what to write instead.
+func derivedInputWhy(name string, d *Derived) string {
+	if d.Kind == "routed" && len(d.Parts) == 1 && d.Parts[0].Stream != nil {
+		st := d.Parts[0].Stream.Name
+		return fmt.Sprintf("input %s is read through the side branches pending on %s (SPEC 2.1), by a part that reads %s whole in every process and commits nothing: a join input routed through side branches is not replayed yet; run the side branches in a script of their own, each with a main query of its own over %s and a consumer group of its own, so that this join reads %s in the group", name, st, st, st, st)
+	}
+	return fmt.Sprintf("input %s is a %s over streams of consumer group '%s', whose parts read them whole in every process and commit nothing", name, d.Kind, groupOf(d))
 }
 
 // groupConfig returns st's Kafka configuration when st is read in a consumer

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sort"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -43,6 +44,27 @@ func NewProcessKey() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// fallbackBalancer is kgo's cooperative-sticky balancer, which a job's
+// group sources announce after CoPartitionBalancer: a group takes the first
+// protocol every member announces, so it balances with this one only when
+// a member does not announce CoPartitionProtocol (a process of an older
+// streamql version, or another client). Every member parses its
+// assignment with the protocol the group chose (ParseSyncAssignment), so
+// each process of this version learns of the fallback at the rebalance
+// that made it: fell is set, and the source's Next stops a job whose
+// group sources must be co-partitioned (kafkaJob.mixedGroup), instead of
+// reading partitions the group gave each topic out independently.
+type fallbackBalancer struct {
+	kgo.GroupBalancer
+	fell *atomic.Bool
+}
+
+// ParseSyncAssignment implements kgo.GroupBalancer: it notes the fallback.
+func (b fallbackBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
+	b.fell.Store(true)
+	return b.GroupBalancer.ParseSyncAssignment(assignment)
 }
 
 type coPartitionBalancer struct{ process string }

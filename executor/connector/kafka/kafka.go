@@ -514,6 +514,30 @@ func (j *kafkaJob) removeGroupSource(s *kafkaSource) {
 	}
 }
 
+// mixedGroup returns the error that stops a job whose source in consumer
+// group found that the group balances with 'cooperative-sticky'
+// (fallbackBalancer) when the job has more than one source in that group:
+// the inputs of a join, whose topics must be read partition i together
+// (SPEC 2.5, CoPartitionBalancer), which that protocol does not do; nil
+// for a job with one (any cooperative balancer serves it). It is the
+// balancer's side of the check; the executor's joinapart.go stops a join
+// whose inputs hold different partitions for long, whatever the cause.
+func (j *kafkaJob) mixedGroup(group string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var topics []string
+	for _, s := range j.sources {
+		if s.group == group {
+			topics = append(topics, "'"+s.topic+"'")
+		}
+	}
+	if len(topics) < 2 {
+		return nil
+	}
+	sort.Strings(topics)
+	return fmt.Errorf("consumer group '%s' balances its partitions with the 'cooperative-sticky' protocol, not streamql's co-partitioning ('%s'): a member of the group does not announce it (a process of an older streamql version, or another client), and the group takes the protocol every member has, which gives the partitions of topics %s out independently, so the join of this job would wait for rows its other input never reads; stop the group's processes that do not run this version and restart this one, or give this job a group of its own with 'properties.group.id'", group, CoPartitionProtocol, strings.Join(topics, " and "))
+}
+
 // hasGroupSource reports whether a source in a consumer group is open: its
 // commits then end the exactly-once sinks' transactions.
 func (j *kafkaJob) hasGroupSource() bool {

@@ -109,6 +109,7 @@ type ownReplay struct{ owned map[int32]bool }
 func (r *ownReplay) Hold(_ int32, used int64) (int64, int64, bool)           { return used, 0, false }
 func (r *ownReplay) Emitted(_ int32, used int64) int64                       { return used }
 func (r *ownReplay) Fired(int32) (int64, bool)                               { return 0, false }
+func (r *ownReplay) Windows(int32) (int64, bool)                             { return 0, false }
 func (r *ownReplay) Assign(p int32, _ int64, _ connector.ReplayMark, _ bool) { r.owned[p] = true }
 func (r *ownReplay) Revoke(p int32)                                          { delete(r.owned, p) }
 func (r *ownReplay) Torn() bool                                              { return false }

@@ -68,7 +68,7 @@ type pendingCommit struct {
 // toCommit returns, per partition this process holds, what to commit when it
 // differs from what was committed last: U_p as today without a Replay; with
 // one, H_p (never below the committed offset, I7) and the mark
-// "e=max(e_p, e) w=w_p f=max(f_p, f)", e_p the Replay's emitted frontier
+// "e=max(e_p, e) w=w_p f=max(f_p, f) g=max(g_p, g)", e_p the Replay's emitted frontier
 // (Replay.Emitted: U_p, or the first probe row an event-time join holds). torn is true when the Replay is torn
 // (Replay.Torn): out is then empty, and no offset of the job may commit.
 func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
@@ -92,12 +92,9 @@ func (s *kafkaSource) toCommit() (out map[int32]pendingCommit, torn bool) {
 		off, wm, wmSet := r.Hold(p, used)
 		off = max(off, committed)
 		m := connector.ReplayMark{Emitted: max(r.Emitted(p, used), last.Emitted), WM: wm, WMSet: wmSet}
-		if f, ok := r.Fired(p); ok {
-			m.Fired, m.FiredSet = f, true
-		}
-		if last.FiredSet && (!m.FiredSet || last.Fired > m.Fired) {
-			m.Fired, m.FiredSet = last.Fired, true
-		}
+		m.Fired, m.FiredSet = r.Fired(p)
+		m.Windows, m.WindowsSet = r.Windows(p)
+		m.KeepFired(last)
 		if off != committed || !had || m != last {
 			out[p] = pendingCommit{off: off, mark: m, meta: true}
 		}

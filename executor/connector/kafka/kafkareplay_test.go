@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 // TestReplayMarkRoundTrip: the commit metadata a group source writes (the
-// package doc's "sq1 e=U_p w=w_p f=f_p", w and f only when set) parses back
+// package doc's "sq1 e=U_p w=w_p f=f_p g=g_p", w, f and g only when set) parses back
 // to the same mark; metadata of another writer is no mark, and a malformed
 // "sq1" one is an error naming the field.
 func TestReplayMarkRoundTrip(t *testing.T) {
@@ -24,6 +25,8 @@ func TestReplayMarkRoundTrip(t *testing.T) {
 		{Emitted: 7, WM: -5, WMSet: true},
 		{Emitted: 1 << 40, WM: 1_700_000_000_000, WMSet: true, Fired: 1_700_000_010_000, FiredSet: true},
 		{Emitted: 3, Fired: 0, FiredSet: true},
+		{Emitted: 5, WM: 10, WMSet: true, Fired: 12_000, FiredSet: true, Windows: 9_000, WindowsSet: true},
+		{Emitted: 5, Fired: 12_000, FiredSet: true, Windows: math.MinInt64, WindowsSet: true},
 	} {
 		s := m.String()
 		got, ok, err := connector.ParseReplayMark(s)
@@ -34,12 +37,15 @@ func TestReplayMarkRoundTrip(t *testing.T) {
 	if s := (connector.ReplayMark{Emitted: 9, WM: 4, WMSet: true, Fired: 2, FiredSet: true}).String(); s != "sq1 e=9 w=4 f=2" {
 		t.Errorf("mark renders as %q, want \"sq1 e=9 w=4 f=2\"", s)
 	}
+	if s := (connector.ReplayMark{Emitted: 9, Fired: 2, FiredSet: true, Windows: 1, WindowsSet: true}).String(); s != "sq1 e=9 f=2 g=1" {
+		t.Errorf("mark renders as %q, want \"sq1 e=9 f=2 g=1\"", s)
+	}
 	for _, s := range []string{"", "some tool's note", "sq10 e=1"} {
 		if _, ok, err := connector.ParseReplayMark(s); ok || err != nil {
 			t.Errorf("%q: ok %v, error %v; want no mark and no error", s, ok, err)
 		}
 	}
-	for s, field := range map[string]string{"sq1 e=x": "e=x", "sq1 e=1 q=2": "q", "sq1 w=3": "no e=", "sq1 e=1 w": "w"} {
+	for s, field := range map[string]string{"sq1 e=x": "e=x", "sq1 e=1 q=2": "q", "sq1 w=3": "no e=", "sq1 e=1 w": "w", "sq1 e=1 g=y": "g=y"} {
 		if _, ok, err := connector.ParseReplayMark(s); ok || err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("%q: ok %v, error %v; want an error naming %s", s, ok, err, field)
 		}
@@ -53,6 +59,7 @@ type tornReplay struct{ torn bool }
 func (r *tornReplay) Hold(p int32, used int64) (int64, int64, bool)   { return min(used, 3), 1_000, true }
 func (r *tornReplay) Emitted(p int32, used int64) int64               { return used }
 func (r *tornReplay) Fired(p int32) (int64, bool)                     { return 90_000, true }
+func (r *tornReplay) Windows(p int32) (int64, bool)                   { return 0, false }
 func (r *tornReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
 func (r *tornReplay) Revoke(int32)                                    {}
 func (r *tornReplay) Torn() bool                                      { return r.torn }
@@ -133,6 +140,7 @@ func (r *heldReplay) Hold(p int32, used int64) (int64, int64, bool) {
 }
 func (r *heldReplay) Emitted(p int32, used int64) int64               { return min(used, r.held) }
 func (r *heldReplay) Fired(int32) (int64, bool)                       { return 0, false }
+func (r *heldReplay) Windows(int32) (int64, bool)                     { return 0, false }
 func (r *heldReplay) Assign(int32, int64, connector.ReplayMark, bool) {}
 func (r *heldReplay) Revoke(int32)                                    {}
 func (r *heldReplay) Torn() bool                                      { return false }

@@ -11,6 +11,7 @@ import (
 	"streamql/executor/connector"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,8 +47,11 @@ type kafkaSource struct {
 	opts    *kafkaOpts
 	job     *kafkaJob
 	group   string // "" when not in a consumer group
-	nparts  int    // the topic's partitions when the source opened (TopicPartitions)
-	idle    time.Duration
+	// fellBack: the group balances with 'cooperative-sticky', not
+	// CoPartitionProtocol (fallbackBalancer; kafkaJob.mixedGroup)
+	fellBack atomic.Bool
+	nparts   int // the topic's partitions when the source opened (TopicPartitions)
+	idle     time.Duration
 
 	id      [16]byte // the topic's ID, once idKnown (topicID)
 	idKnown bool
@@ -218,7 +222,7 @@ func openKafka(ctx context.Context, st *catalog.Stream, env *connector.Env, rr r
 			// cooperative and sticky: a rebalance moves only the
 			// partitions that change owner, the others keep flowing;
 			// cooperative-sticky for a group of older members
-			kgo.Balancers(CoPartitionBalancer(s.job.processKey()), kgo.CooperativeStickyBalancer()),
+			kgo.Balancers(CoPartitionBalancer(s.job.processKey()), fallbackBalancer{kgo.CooperativeStickyBalancer(), &s.fellBack}),
 			kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
 			kgo.AdjustFetchOffsetsFn(s.adjustOffsets),
 			kgo.OnPartitionsRevoked(s.lose), kgo.OnPartitionsLost(s.lose),
@@ -543,6 +547,11 @@ func (s *kafkaSource) Next(b *vector.Batch, bad *[]connector.BadRow) error {
 	for {
 		if err := s.ctx.Err(); err != nil {
 			return err
+		}
+		if s.fellBack.Load() {
+			if err := s.job.mixedGroup(s.group); err != nil {
+				return err
+			}
 		}
 		// Commit (and let a rebalance go on) only between polls: no record
 		// of a partition the group may take away is left to give.
