@@ -288,6 +288,33 @@ type Join struct {
 	// shared: a probe copy (ProbeCopy), which reads the table and writes
 	// nothing but its own output
 	shared bool
+	// noRightSources: the right rows keep no source positions and Sources
+	// gives -1 for them (DropRightSources)
+	noRightSources bool
+}
+
+// DropRightSources tells the join, before its first row, that its caller
+// never reads the right rows' source positions from Sources (the
+// pipelined join's, whose job has no call after the join that can fail
+// and name the rows, executor/joinpipe.go): an INNER or LEFT interval
+// join without other ON terms, replay, swap or retractions, in which no
+// joined row takes its position from its right row, then keeps none for
+// them (8 bytes a right row fewer in its state, none copied in or out;
+// issue 23, the interval join's goal) and Sources gives -1 for each. It
+// reports whether it did (false: the join keeps them, as before). Call it
+// after SetReplay, whose replay reads the positions.
+func (j *Join) DropRightSources() bool {
+	sp := &j.spec
+	if !sp.Interval || sp.Kind != Inner && sp.Kind != Left || sp.Residual != nil || sp.Lookup || sp.Swap ||
+		sp.Changes[0] || sp.Changes[1] || j.replay != nil || j.shared || j.side[1].rows.Len() > 0 || j.from[1] == nil {
+		return j.noRightSources
+	}
+	j.side[1].rows.dropPositions()
+	for i := range j.from[1] {
+		j.from[1][i] = -1
+	}
+	j.noRightSources = true
+	return true
 }
 
 // hashIsKey reports whether two rows' keys (key columns keys of types) are
@@ -839,6 +866,11 @@ type HoldPrep struct {
 	hashes []uint64 // batchKeyHash of each row
 	keyed  []bool   // whether each row has a key (no NULL, no NaN)
 	order  []int32  // the rows' indexes in (time, arrival) order
+	// lateKnown: late says whether a row of the batch is late (anyLate:
+	// a NULL time, or a time below the row's stamp), found from the
+	// stamps the input's reader wrote before it prepared the batch
+	// (Preparer's stamped; an input with a Stamp column only)
+	lateKnown, late bool
 }
 
 // Preparer returns the function that computes input port's HoldPrep for a
@@ -846,12 +878,18 @@ type HoldPrep struct {
 // goroutine than the join's (it reads only the spec), one call at a time
 // (its sort's scratch is its own), or nil when the join does not hold that
 // input's batches whole (no event time, a window's extreme, a lookup
-// join's right side).
-func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+// join's right side). stamped says that the batches it is given have
+// their CURRENT_WATERMARK stamps written already (JoinSpec.Stamp's
+// column; the pipelined join's readers stamp them, executor/joinpipe.go):
+// it then also finds whether a row is late, which the join's goroutine
+// would otherwise check (issue 23, the interval join's goal).
+func (j *Join) Preparer(port int, stamped bool) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 	tc := j.spec.Time[port]
 	if tc < 0 || j.extreme != nil {
 		return nil
 	}
+	sc := j.spec.Stamp[port]
+	stamped = stamped && sc >= 0
 	keys, ns := j.spec.Keys[port], j.spec.NullSafe
 	var items []pendingItem // (the sort's, shared by the input's batches)
 	var q pendingQueue
@@ -872,6 +910,10 @@ func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 		p.order = slices.Grow(p.order[:0], n)[:n]
 		for x, it := range items {
 			p.order[x] = it.row
+		}
+		p.lateKnown = stamped
+		if stamped {
+			p.late = lateByStamp(b.Cols[tc], b.Cols[sc], n)
 		}
 		return p
 	}
@@ -895,7 +937,7 @@ func (j *Join) PushPrepared(ctx context.Context, port int, b *vector.Batch, prep
 func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
-	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
+	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.lateIn(port, b, prep) {
 		return j.holdBatch(port, b, kb, prep)
 	}
 	held := j.held[:0]
@@ -970,32 +1012,53 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep
 	return err
 }
 
+// lateIn is anyLate, taken from prep (nil: none) when its reader found it
+// (HoldPrep.lateKnown; computed for b's rows: PushPrepared checked their
+// count).
+func (j *Join) lateIn(port int, b *vector.Batch, prep *HoldPrep) bool {
+	if prep != nil && prep.lateKnown {
+		return prep.late
+	}
+	return j.anyLate(port, b)
+}
+
 // anyLate reports whether a row of b, input port's, is late as pushRows
 // sees it (NULL time, below the input's watermark or its stamp).
 func (j *Join) anyLate(port int, b *vector.Batch) bool {
 	v, n := b.Cols[j.spec.Time[port]], b.N
-	ts := v.I[:n]
+	if sc := j.spec.Stamp[port]; sc >= 0 {
+		return lateByStamp(v, b.Cols[sc], n)
+	}
 	for _, null := range v.Null[:n] {
 		if null {
 			return true
 		}
 	}
-	if sc := j.spec.Stamp[port]; sc >= 0 {
-		w := b.Cols[sc]
-		wnull, wts := w.Null[:n], w.I[:n] // (sliced to n first: no bounds check a row)
-		for i, t := range ts {
-			if t < wts[i] && !wnull[i] {
-				return true
-			}
-		}
-		return false
-	}
+	ts := v.I[:n]
 	if j.wmSet[port] {
 		wm := j.wm[port]
 		for _, t := range ts {
 			if t < wm {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// lateByStamp reports whether one of a batch's first n rows is late by its
+// stamp (SPEC 2.3: its time, in v, NULL or below its CURRENT_WATERMARK, in
+// stamp, when that is not NULL).
+func lateByStamp(v, stamp *vector.Vec, n int) bool {
+	for _, null := range v.Null[:n] {
+		if null {
+			return true
+		}
+	}
+	ts, wnull, wts := v.I[:n], stamp.Null[:n], stamp.I[:n] // (sliced to n first: no bounds check a row)
+	for i, t := range ts {
+		if t < wts[i] && !wnull[i] {
+			return true
 		}
 	}
 	return false
@@ -1919,7 +1982,9 @@ func (j *Join) materialize() {
 	r.rows.gatherPassed(b, at, len(j.spec.Types[0]), j.pairR, j.spec.Pass[1], false)
 	froml, fromr := j.from[0][at:at+n], j.from[1][at:at+n]
 	l.rows.positions(froml, j.pairL)
-	r.rows.positions(fromr, j.pairR)
+	if !j.noRightSources { // (DropRightSources: every pair's left row is there, fromr stays -1)
+		r.rows.positions(fromr, j.pairR)
+	}
 	pos := b.Pos[at : at+n]
 	for x, k := range j.pairL { // (a joined row's position: its left row's, read above, or its right row's)
 		switch {
