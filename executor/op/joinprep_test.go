@@ -1,8 +1,10 @@
 package op
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -171,6 +173,47 @@ func TestDropRightSourcesSameRows(t *testing.T) {
 					t.Fatalf("%s: joined row %d (%s): position, sources %q, want %q (the right one -1: %v)", name, i, got.out[i], p, want.pos[i], dropped)
 				}
 			}
+		}
+	}
+}
+
+// TestTimeOrderAgainstStableSort: timeOrder (the Preparer's order of a
+// batch's rows) gives the indexes of the times sorted stably by time, for
+// batches in order, out of order by a few places (insertion), by hundreds
+// (the words' radix sort; the batches after one such take it straight) and
+// of a range too wide for words (int64's ends), of 1 to 1,024 rows, one
+// timeOrder reused for them all.
+func TestTimeOrderAgainstStableSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 41))
+	var o timeOrder
+	for try := range 3000 {
+		n := 1 + r.IntN(vector.Cap)
+		if try%3 == 0 {
+			n = vector.Cap
+		}
+		ts := make([]int64, n)
+		spread := []int64{0, 2, 30, 5000, 1 << 40}[r.IntN(5)]
+		for i := range ts {
+			ts[i] = int64(i)*7 + 1_000_000
+			if spread > 0 {
+				ts[i] += r.Int64N(spread)
+			}
+			if r.IntN(50) == 0 { // (equal times)
+				ts[i] = ts[max(0, i-1)]
+			}
+		}
+		if try%97 == 0 {
+			ts[r.IntN(n)] = []int64{math.MinInt64, math.MaxInt64}[r.IntN(2)]
+		}
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int { return cmp.Compare(ts[a], ts[b]) })
+		got := make([]int32, n)
+		o.order(ts, got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("try %d, %d rows, spread %d: order %v, want %v", try, n, spread, got, want)
 		}
 	}
 }
