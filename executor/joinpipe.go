@@ -70,6 +70,9 @@ type pipeEvent struct {
 func (js *joinSource) startPipe() {
 	js.pipe = &joinPipe{}
 	jo, _ := js.j.(*op.Join)
+	if jo != nil {
+		jo.DropRightSources() // (no call after a pipelined join names its rows: RowSource is not asked)
+	}
 	for s, ji := range js.in {
 		o := strategy.AheadOptions{NoText: ji.r.b.NoText}
 		if prepare := holdPreparer(jo, s, ji); prepare != nil {
@@ -85,21 +88,51 @@ func (js *joinSource) startPipe() {
 // computed on the input's goroutine instead of the join's, the job's
 // longest path (issue 23, the interval join's goal), for an input whose
 // batches reach the join as they were read (no pushed-down filter, no
-// computed key). Malformed rows are not among a batch's rows: 'errors' =
-// 'fail' cuts the batch before the first (handleBad), and PushPrepared
-// then leaves a HoldPrep of another count of rows aside.
+// computed key). When the input's watermark assigner allows it
+// (watermarker.aheadCopy) the batch's CURRENT_WATERMARK stamps are written
+// there too, by a copy of the assigner that runs ahead of the join's, and
+// with them whether a row is late (aheadPrep). Malformed rows are not among
+// a batch's rows: 'errors' = 'fail' cuts the batch before the first
+// (handleBad), and intake and PushPrepared then leave an aheadPrep of
+// another count of rows aside (the job fails at that batch).
 func holdPreparer(jo *op.Join, s int, ji *joinInput) func(*vector.Batch, []records.BadRow, any) any {
 	if jo == nil || ji.filter != nil || len(ji.keys) > 0 {
 		return nil
 	}
-	prep := jo.Preparer(s)
+	w := ji.wmk.aheadCopy()
+	prep := jo.Preparer(s, w != nil)
 	if prep == nil {
 		return nil
 	}
+	var sel []int32 // (rows 0..n-1: the stamp's selection, as intake's)
 	return func(b *vector.Batch, _ []records.BadRow, p any) any {
-		hp, _ := p.(*op.HoldPrep)
-		return prep(b, hp)
+		ap, _ := p.(*aheadPrep)
+		if ap == nil {
+			ap = &aheadPrep{}
+		}
+		ap.n, ap.stamped = b.N, w != nil
+		if w != nil && b.N > 0 {
+			for i := len(sel); i < b.N; i++ {
+				sel = append(sel, int32(i))
+			}
+			w.stamp(b, sel[:b.N])
+			ap.wm, ap.set = w.wm, w.set
+		}
+		ap.hold = prep(b, ap.hold)
+		return ap
 	}
+}
+
+// aheadPrep is what an input's ahead reader computed with a batch of n
+// rows (holdPreparer): the join's HoldPrep and, when stamped, the
+// watermark after the batch (wm, set: the input's assigner's state once
+// it has stamped the batch's rows, which the reader did).
+type aheadPrep struct {
+	n       int
+	stamped bool
+	wm      int64
+	set     bool
+	hold    *op.HoldPrep
 }
 
 // next takes a recorded event's memory: a spare one's when there is one.

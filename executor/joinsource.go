@@ -760,8 +760,13 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		return err
 	}
 	ji.b, ji.bad = m.b, m.bad
+	var ap *aheadPrep
 	if ji.ahead != nil { // (the key hashes and time order its reader computed with the batch: holdPreparer)
-		ji.prep, _ = ji.ahead.Prepared().(*op.HoldPrep)
+		ap, _ = ji.ahead.Prepared().(*aheadPrep)
+		ji.prep = nil
+		if ap != nil {
+			ji.prep = ap.hold
+		}
 	}
 	js.hand.note(js, s) // (joinhandback.go)
 	n := ji.b.N
@@ -773,16 +778,17 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es.Policy, &ji.errs)
 		ji.b.N = n
 	}
-	js.sel = js.sel[:0]
-	for i := range n {
-		js.sel = append(js.sel, int32(i))
-	}
+	js.sel = appendPrefix(js.sel[:0], n)
 	if ji.wmk != nil && n > 0 {
-		if ji.wmk.max != nil {
+		switch {
+		case ji.wmk.max != nil:
 			if err := js.refuseFuture(ji); err != nil && failure == nil {
 				failure = err
 			}
-		} else {
+		case ap != nil && ap.stamped && ap.n == n: // (its reader stamped the rows: holdPreparer)
+			ji.wmk.wm, ji.wmk.set = ap.wm, ap.set
+			ji.wmk.live.store(ap.wm, ap.set)
+		default:
 			ji.wmk.stamp(ji.b, js.sel)
 		}
 	}
@@ -830,6 +836,26 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		}
 	}
 	return failure
+}
+
+// prefixSel is 0, 1, ..., vector.Cap-1: a batch's every row (appendPrefix).
+var prefixSel = func() (p [vector.Cap]int32) {
+	for i := range p {
+		p[i] = int32(i)
+	}
+	return p
+}()
+
+// appendPrefix appends 0, 1, ..., n-1 to sel and returns it: a batch's
+// rows as a selection, copied from prefixSel (one copy, not a store a
+// row: intake's, on the join's goroutine, issue 23).
+func appendPrefix(sel []int32, n int) []int32 {
+	m := min(n, vector.Cap)
+	sel = append(sel, prefixSel[:m]...)
+	for i := m; i < n; i++ {
+		sel = append(sel, int32(i))
+	}
+	return sel
 }
 
 // push gives the join input s's batch: with its HoldPrep when the ahead

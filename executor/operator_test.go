@@ -443,3 +443,81 @@ func TestWatermarkOffsetLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestWatermarkAheadCopy: the copy of an input's watermark assigner that
+// stamps its batches on the pipelined join's reader goroutine
+// (watermarker.aheadCopy, joinpipe.go's holdPreparer), made at any batch,
+// stamps every later batch as the assigner itself would and ends at its
+// watermark, for random times with NULLs and int64 edges; an assigner whose
+// stamping it cannot copy (an expression other than ts ± INTERVAL, marks
+// kept) gives none.
+func TestWatermarkAheadCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 19))
+	edges := []int64{math.MinInt64, math.MinInt64 + 4999, -1, 0, math.MaxInt64 - 5000, math.MaxInt64}
+	for _, wm := range []string{"ts - INTERVAL '5' SECOND", "ts + INTERVAL '5' SECOND"} {
+		job := planSidesWM(t, wm, nil, "SELECT k, ts FROM s")
+		own := newWatermarker(job, nil)
+		var ahead *watermarker
+		copyAt := r.IntN(4)
+		for n := range 40 {
+			if n == copyAt {
+				if ahead = own.aheadCopy(); ahead == nil {
+					t.Fatalf("%s: no ahead copy", wm)
+				}
+			}
+			rows := make([]row, 1+r.IntN(vector.Cap))
+			nulls := make([]bool, len(rows))
+			for i := range rows {
+				nulls[i] = r.IntN(20) == 0
+				rows[i] = row{"k", int64(n*1000+r.IntN(30_000)) - 15_000}
+				if r.IntN(50) == 0 {
+					rows[i].ts = edges[r.IntN(len(edges))]
+				}
+			}
+			sel := make([]int32, len(rows))
+			for i := range sel {
+				sel[i] = int32(i)
+			}
+			var got [2][]string
+			for k, w := range []*watermarker{own, ahead} {
+				if w == nil {
+					continue
+				}
+				b := rowBatch(job, rows...)
+				copy(b.Cols[1].Null, nulls)
+				w.stamp(b, sel)
+				c := b.Cols[job.WatermarkCol]
+				for i := range sel {
+					got[k] = append(got[k], fmt.Sprint(c.Null[i], c.I[i]))
+				}
+				got[k] = append(got[k], fmt.Sprint("after", w.set, w.wm))
+			}
+			if ahead != nil && fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+				t.Fatalf("%s, batch %d (copied at %d): the ahead copy stamped %v, the assigner %v", wm, n, copyAt, got[1], got[0])
+			}
+		}
+	}
+	if w := newWatermarker(planSidesWM(t, "ts", nil, "SELECT k, ts FROM s"), nil); w.offCol < 0 && w.aheadCopy() != nil {
+		t.Error("an assigner of a compiled expression gave an ahead copy")
+	}
+	w := newWatermarker(planSidesWM(t, "ts - INTERVAL '1' SECOND", nil, "SELECT k, ts FROM s"), nil)
+	if w.marks = true; w.aheadCopy() != nil {
+		t.Error("an assigner that keeps marks gave an ahead copy")
+	}
+}
+
+// TestAppendPrefix: appendPrefix gives a batch's rows 0..n-1, for batches
+// up to and past vector.Cap rows, after what sel held.
+func TestAppendPrefix(t *testing.T) {
+	for _, n := range []int{0, 1, 7, vector.Cap - 1, vector.Cap, vector.Cap + 3} {
+		got := appendPrefix([]int32{-5}, n)
+		if len(got) != n+1 || got[0] != -5 {
+			t.Fatalf("n %d: %d rows, first %d", n, len(got), got[0])
+		}
+		for i, v := range got[1:] {
+			if int(v) != i {
+				t.Fatalf("n %d: row %d is %d", n, i, v)
+			}
+		}
+	}
+}

@@ -302,6 +302,24 @@ func (w *watermarker) advance(b *vector.Batch, sel []int32, marks []Mark, keep b
 	return marks
 }
 
+// aheadCopy returns a copy of w that stamps an input's batches on its
+// reader's goroutine (the pipelined join's, executor/joinpipe.go), ahead
+// of w, which the join's goroutine keeps (issue 23, the interval join's
+// goal), or nil when w's stamping cannot be so copied: a WATERMARK that is
+// not a column minus (or plus) an INTERVAL (its compiled expression's
+// scratch is w's), per-partition or carried watermarks, Marks kept,
+// 'watermark.max-future', or an assigner in front of a hold or following a
+// join's. The copy shares nothing with w that either writes (no live
+// status: w's owner stores it).
+func (w *watermarker) aheadCopy() *watermarker {
+	if w == nil || w.job.Watermark == nil || w.offCol < 0 || w.parts != nil || w.max != nil || w.marks ||
+		w.carried || w.carriedParts || w.capped || w.holds {
+		return nil
+	}
+	c := &watermarker{job: w.job, set: w.set, wm: w.wm, offCol: w.offCol, off: w.off}
+	return c
+}
+
 // isPrefix reports whether sel is 0, 1, ..., len(sel)-1.
 func isPrefix(sel []int32) bool {
 	for k, i := range sel {

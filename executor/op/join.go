@@ -288,6 +288,33 @@ type Join struct {
 	// shared: a probe copy (ProbeCopy), which reads the table and writes
 	// nothing but its own output
 	shared bool
+	// noRightSources: the right rows keep no source positions and Sources
+	// gives -1 for them (DropRightSources)
+	noRightSources bool
+}
+
+// DropRightSources tells the join, before its first row, that its caller
+// never reads the right rows' source positions from Sources (the
+// pipelined join's, whose job has no call after the join that can fail
+// and name the rows, executor/joinpipe.go): an INNER or LEFT interval
+// join without other ON terms, replay, swap or retractions, in which no
+// joined row takes its position from its right row, then keeps none for
+// them (8 bytes a right row fewer in its state, none copied in or out;
+// issue 23, the interval join's goal) and Sources gives -1 for each. It
+// reports whether it did (false: the join keeps them, as before). Call it
+// after SetReplay, whose replay reads the positions.
+func (j *Join) DropRightSources() bool {
+	sp := &j.spec
+	if !sp.Interval || sp.Kind != Inner && sp.Kind != Left || sp.Residual != nil || sp.Lookup || sp.Swap ||
+		sp.Changes[0] || sp.Changes[1] || j.replay != nil || j.shared || j.side[1].rows.Len() > 0 || j.from[1] == nil {
+		return j.noRightSources
+	}
+	j.side[1].rows.dropPositions()
+	for i := range j.from[1] {
+		j.from[1][i] = -1
+	}
+	j.noRightSources = true
+	return true
 }
 
 // hashIsKey reports whether two rows' keys (key columns keys of types) are
@@ -587,14 +614,110 @@ func (q *pendingQueue) sort(xs []pendingItem) {
 	}
 	if len(keys) < 64 {
 		slices.Sort(keys)
-	} else {
-		keys, q.spare = radixSort(keys, q.spare, uint(bits.Len64(uint64(hi-lo)))+ib)
+	} else { // (the indexes' bits rise already: the passes sort the times' only)
+		keys, q.spare = radixSort(keys, q.spare, ib, uint(bits.Len64(uint64(hi-lo)))+ib)
 	}
 	orig := append(q.tail[:0], xs...)
 	for i, k := range keys {
 		xs[i] = orig[k&(1<<ib-1)]
 	}
 	q.keys, q.tail = keys, orig
+}
+
+// timeOrder finds the order of a batch's rows by time, then arrival, as
+// pendingQueue.sort orders their held items, from the times alone (the
+// Preparer's HoldPrep.order: no items built, sorted and read back; issue
+// 23). Its buffers are reused from batch to batch.
+type timeOrder struct {
+	keys, spare []uint64
+	// unsorted is the batches order still takes to its words after one
+	// that was not nearly sorted (pendingQueue.unsorted's)
+	unsorted uint8
+}
+
+// order writes into ord (len(ts) of them) the indexes of ts in the order
+// of their times, equal times in index order: the indexes as they are
+// when the times rise, sorted by insertion when few move a few places
+// (nearlyRising), else sorted as words, each time above its index, as
+// pendingQueue.sort sorts its items.
+func (o *timeOrder) order(ts []int64, ord []int32) {
+	for i := range ord {
+		ord[i] = int32(i)
+	}
+	if len(ts) < 2 || timesRiseIn(ts) {
+		return
+	}
+	switch {
+	case o.unsorted > 0:
+		o.unsorted--
+	case nearlyRising(ts, ord):
+		return
+	default:
+		o.unsorted = unsortedRetry
+	}
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	ib := uint(bits.Len(uint(len(ts) - 1)))       // (the indexes' bits, as sort's)
+	if hi-lo < 0 || uint64(hi-lo) >= 1<<(64-ib) { // (a range too wide, or past int64's)
+		for i := range ord {
+			ord[i] = int32(i)
+		}
+		slices.SortStableFunc(ord, func(a, b int32) int { return cmp.Compare(ts[a], ts[b]) })
+		return
+	}
+	keys := o.keys[:0]
+	for i, t := range ts {
+		keys = append(keys, uint64(t-lo)<<ib|uint64(i))
+	}
+	if len(keys) < 64 {
+		slices.Sort(keys)
+	} else { // (the indexes' bits rise already: the passes sort the times' only)
+		keys, o.spare = radixSort(keys, o.spare, ib, uint(bits.Len64(uint64(hi-lo)))+ib)
+	}
+	for x, k := range keys {
+		ord[x] = int32(k & (1<<ib - 1))
+	}
+	o.keys = keys
+}
+
+// timesRiseIn reports whether ts never goes down.
+func timesRiseIn(ts []int64) bool {
+	for i := 1; i < len(ts); i++ {
+		if ts[i] < ts[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// nearlyRising is nearlySorted for ord, indexes of ts in index order:
+// it sorts them by time (equal times in index order) by insertion as long
+// as that moves few of them (at most len(ord) moves in all, at most
+// nearMoves places each) and reports whether it did; otherwise ord is
+// left a permutation of them.
+func nearlyRising(ts []int64, ord []int32) bool {
+	budget := len(ord)
+	for i := 1; i < len(ord); i++ {
+		x := ord[i] // (index i: every index before it is less, so only a later time goes after it)
+		t := ts[x]
+		if t >= ts[ord[i-1]] {
+			continue
+		}
+		k := i - 1
+		for k > 0 && t < ts[ord[k-1]] {
+			if k--; i-k > nearMoves {
+				return false
+			}
+		}
+		if budget -= i - k; budget < 0 {
+			return false
+		}
+		copy(ord[k+1:i+1], ord[k:i])
+		ord[k] = x
+	}
+	return true
 }
 
 // nearMoves is the most places nearlySorted moves one item by.
@@ -629,15 +752,20 @@ func nearlySorted(xs []pendingItem) bool {
 	return true
 }
 
-// radixSort sorts keys, whose values are below 1<<width, by their bytes
-// from the lowest (a least-significant-digit radix sort: a pass of
-// counting and one of moving per byte, skipped for a byte every key has
-// the same; no comparisons to mispredict, as a comparison sort of a
-// batch's times has), using tmp as the other buffer. It returns the sorted
-// keys and the other buffer (either may be tmp's array).
-func radixSort(keys, tmp []uint64, width uint) ([]uint64, []uint64) {
+// radixSort sorts keys, whose values are below 1<<width and whose low from
+// bits rise from key to key already (0: any keys; sort's words, the
+// item's index in the low bits, in arrival order), by their bytes from bit
+// from on, the lowest first (a least-significant-digit radix sort, stable:
+// a pass of counting and one of moving per byte, skipped for a byte every
+// key has the same; no comparisons to mispredict, as a comparison sort of
+// a batch's times has), using tmp as the other buffer: the keys end in
+// order, the low bits' order kept among keys equal above them (a batch of
+// 1,024 payments: 2 passes for the times' 14 bits, not 3 with the indexes'
+// 10; issue 23). It returns the sorted keys and the other buffer (either
+// may be tmp's array).
+func radixSort(keys, tmp []uint64, from, width uint) ([]uint64, []uint64) {
 	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
-	for shift := uint(0); shift < width; shift += 8 {
+	for shift := from; shift < width; shift += 8 {
 		var count [256]int
 		for _, k := range keys {
 			count[k>>shift&255]++
@@ -839,6 +967,11 @@ type HoldPrep struct {
 	hashes []uint64 // batchKeyHash of each row
 	keyed  []bool   // whether each row has a key (no NULL, no NaN)
 	order  []int32  // the rows' indexes in (time, arrival) order
+	// lateKnown: late says whether a row of the batch is late (anyLate:
+	// a NULL time, or a time below the row's stamp), found from the
+	// stamps the input's reader wrote before it prepared the batch
+	// (Preparer's stamped; an input with a Stamp column only)
+	lateKnown, late bool
 }
 
 // Preparer returns the function that computes input port's HoldPrep for a
@@ -846,15 +979,20 @@ type HoldPrep struct {
 // goroutine than the join's (it reads only the spec), one call at a time
 // (its sort's scratch is its own), or nil when the join does not hold that
 // input's batches whole (no event time, a window's extreme, a lookup
-// join's right side).
-func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
+// join's right side). stamped says that the batches it is given have
+// their CURRENT_WATERMARK stamps written already (JoinSpec.Stamp's
+// column; the pipelined join's readers stamp them, executor/joinpipe.go):
+// it then also finds whether a row is late, which the join's goroutine
+// would otherwise check (issue 23, the interval join's goal).
+func (j *Join) Preparer(port int, stamped bool) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 	tc := j.spec.Time[port]
 	if tc < 0 || j.extreme != nil {
 		return nil
 	}
+	sc := j.spec.Stamp[port]
+	stamped = stamped && sc >= 0
 	keys, ns := j.spec.Keys[port], j.spec.NullSafe
-	var items []pendingItem // (the sort's, shared by the input's batches)
-	var q pendingQueue
+	var to timeOrder // (the sort's, shared by the input's batches)
 	return func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 		if p == nil {
 			p = &HoldPrep{}
@@ -862,16 +1000,11 @@ func (j *Join) Preparer(port int) func(b *vector.Batch, p *HoldPrep) *HoldPrep {
 		n := b.N
 		p.n = n
 		p.hashes, p.keyed = batchKeyHashes(b, keys, ns, p.hashes[:0], p.keyed[:0])
-		items = slices.Grow(items[:0], n)[:n]
-		for i, t := range b.Cols[tc].I[:n] {
-			items[i] = pendingItem{t: t, side: int8(port), seq: int64(i), row: int32(i)}
-		}
-		if !timesRise(items) {
-			q.sort(items) // (pendingQueue.pushSorted's order: by time, then arrival)
-		}
 		p.order = slices.Grow(p.order[:0], n)[:n]
-		for x, it := range items {
-			p.order[x] = it.row
+		to.order(b.Cols[tc].I[:n], p.order) // (pendingQueue.pushSorted's order: by time, then arrival)
+		p.lateKnown = stamped
+		if stamped {
+			p.late = lateByStamp(b.Cols[tc], b.Cols[sc], n)
 		}
 		return p
 	}
@@ -895,7 +1028,7 @@ func (j *Join) PushPrepared(ctx context.Context, port int, b *vector.Batch, prep
 func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep *HoldPrep) error {
 	s := &j.side[port]
 	tc := j.spec.Time[port]
-	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.anyLate(port, b) {
+	if tc >= 0 && j.extreme == nil && b.N <= vector.Cap && !j.lateIn(port, b, prep) {
 		return j.holdBatch(port, b, kb, prep)
 	}
 	held := j.held[:0]
@@ -970,32 +1103,53 @@ func (j *Join) pushRows(ctx context.Context, port int, b, kb *vector.Batch, prep
 	return err
 }
 
+// lateIn is anyLate, taken from prep (nil: none) when its reader found it
+// (HoldPrep.lateKnown; computed for b's rows: PushPrepared checked their
+// count).
+func (j *Join) lateIn(port int, b *vector.Batch, prep *HoldPrep) bool {
+	if prep != nil && prep.lateKnown {
+		return prep.late
+	}
+	return j.anyLate(port, b)
+}
+
 // anyLate reports whether a row of b, input port's, is late as pushRows
 // sees it (NULL time, below the input's watermark or its stamp).
 func (j *Join) anyLate(port int, b *vector.Batch) bool {
 	v, n := b.Cols[j.spec.Time[port]], b.N
-	ts := v.I[:n]
+	if sc := j.spec.Stamp[port]; sc >= 0 {
+		return lateByStamp(v, b.Cols[sc], n)
+	}
 	for _, null := range v.Null[:n] {
 		if null {
 			return true
 		}
 	}
-	if sc := j.spec.Stamp[port]; sc >= 0 {
-		w := b.Cols[sc]
-		wnull, wts := w.Null[:n], w.I[:n] // (sliced to n first: no bounds check a row)
-		for i, t := range ts {
-			if t < wts[i] && !wnull[i] {
-				return true
-			}
-		}
-		return false
-	}
+	ts := v.I[:n]
 	if j.wmSet[port] {
 		wm := j.wm[port]
 		for _, t := range ts {
 			if t < wm {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// lateByStamp reports whether one of a batch's first n rows is late by its
+// stamp (SPEC 2.3: its time, in v, NULL or below its CURRENT_WATERMARK, in
+// stamp, when that is not NULL).
+func lateByStamp(v, stamp *vector.Vec, n int) bool {
+	for _, null := range v.Null[:n] {
+		if null {
+			return true
+		}
+	}
+	ts, wnull, wts := v.I[:n], stamp.Null[:n], stamp.I[:n] // (sliced to n first: no bounds check a row)
+	for i, t := range ts {
+		if t < wts[i] && !wnull[i] {
+			return true
 		}
 	}
 	return false
@@ -1919,7 +2073,9 @@ func (j *Join) materialize() {
 	r.rows.gatherPassed(b, at, len(j.spec.Types[0]), j.pairR, j.spec.Pass[1], false)
 	froml, fromr := j.from[0][at:at+n], j.from[1][at:at+n]
 	l.rows.positions(froml, j.pairL)
-	r.rows.positions(fromr, j.pairR)
+	if !j.noRightSources { // (DropRightSources: every pair's left row is there, fromr stays -1)
+		r.rows.positions(fromr, j.pairR)
+	}
 	pos := b.Pos[at : at+n]
 	for x, k := range j.pairL { // (a joined row's position: its left row's, read above, or its right row's)
 		switch {

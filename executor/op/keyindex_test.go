@@ -2,6 +2,7 @@ package op
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -236,8 +237,25 @@ func TestRadixSort(t *testing.T) {
 				keys = append(keys, k)
 			}
 			want := slices.Sorted(slices.Values(keys))
-			if keys, tmp = radixSort(keys, tmp, width); !slices.Equal(keys, want) {
+			if keys, tmp = radixSort(keys, tmp, 0, width); !slices.Equal(keys, want) {
 				t.Fatalf("width %d, %d keys: not sorted as slices.Sort sorts them", width, n)
+			}
+			// keys whose low from bits rise already (pendingQueue.sort's
+			// words: the index below the time), sorted by the bits above
+			if width < 12 {
+				continue
+			}
+			from := uint(bits.Len(uint(n - 1)))
+			for i := range keys {
+				keys[i] = keys[i]>>from<<from | uint64(i)
+			}
+			r.Shuffle(n, func(a, b int) { keys[a], keys[b] = keys[b], keys[a] })
+			for i := range keys { // (the indexes in order again, the high bits shuffled)
+				keys[i] = keys[i]>>from<<from | uint64(i)
+			}
+			want = slices.Sorted(slices.Values(keys))
+			if keys, tmp = radixSort(keys, tmp, from, width); !slices.Equal(keys, want) {
+				t.Fatalf("width %d, %d keys, the low %d bits rising: not sorted as slices.Sort sorts them", width, n, from)
 			}
 		}
 	}

@@ -743,6 +743,7 @@ func (r *Rows) gatherTo(b *vector.Batch, at, col int, ks []int32) {
 // share false a VARCHAR value is copied into b's arena instead (b then
 // outlives the store's changes, as after vector.Batch.OwnStrings).
 func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []bool, share bool) {
+	padded := slices.ContainsFunc(ks, func(k int32) bool { return k < 0 }) // (a row padded with NULLs: found once, not a column at a time)
 	for c := range r.cols {
 		rc, v := &r.cols[c], b.Cols[col+c]
 		if rc.allNull || c < len(pass) && !pass[c] {
@@ -759,10 +760,12 @@ func (r *Rows) gatherPassed(b *vector.Batch, at, col int, ks []int32, pass []boo
 			for x, k := range ks {
 				nulls[x] = k < 0 || rc.null.get(int(k))
 			}
-		} else { // (no row's flag to read: a load a row saved, a cache miss for rows gathered out of order)
+		} else if padded { // (no row's flag to read: a load a row saved, a cache miss for rows gathered out of order)
 			for x, k := range ks {
 				nulls[x] = k < 0
 			}
+		} else {
+			clear(nulls) // (no padding either: an INNER join's pairs, one memclr a column)
 		}
 		switch t := r.types[c]; {
 		case t == catalog.BigInt || t == catalog.Timestamp:
