@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"streamql/catalog"
+
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -80,12 +82,8 @@ func newJoinRoute(ctx context.Context, js *joinSource, s int, part *plan.Job, en
 	if d.Stamps {
 		rt.stampCol, rt.streamWm = part.WatermarkCol, d.StreamWatermarks
 	}
-	late := len(js.stats.Late)
-	opts := chainOpts{src: o.src, parts: o.h.Partitions, timed: js.stats.timed, budget: budget, stats: js.stats, exprs: opens.exprs, marks: rt.streamWm}
+	opts := chainOpts{src: o.src, parts: o.h.Partitions, timed: js.stats.timed, budget: budget, stats: rt.stats, exprs: opens.exprs, marks: rt.streamWm}
 	rt.c = buildChain(part, nil, rt, opts)
-	for _, l := range js.stats.Late[late:] { // (a branch's Top-N's late rows, by the output's name in the reading job)
-		rt.renameLate(l)
-	}
 	rt.stats.Analysis = newAnalysis(part)
 	rt.stats.Analysis.setChain(rt.c, nil)
 	return rt, o, nil
@@ -96,6 +94,7 @@ func newJoinRoute(ctx context.Context, js *joinSource, s int, part *plan.Job, en
 // malformed rows, into its errors output.
 func (rt *joinRoute) errorsBy(es *StreamErrors) {
 	rt.in = newStep(es.Side)
+	rt.stats.Streams = append(rt.stats.Streams, es) // (EXPLAIN ANALYZE's Decode line of the part)
 	if m := rt.c.assign.max; m != nil {
 		m.es = es
 	}
@@ -113,10 +112,12 @@ func (rt *joinRoute) renameLate(l *LateRows) {
 	}
 }
 
-// route pushes the good rows of b (0..n-1, their malformed rows handled)
+// route pushes the good rows of b (0..n-1, their malformed rows handled;
+// read rows with the malformed ones, counted as the part's Scan read them)
 // through the part's chain and returns the batch of the rows no branch
 // took (out), or the error of a failed call, the chain or the sink.
-func (rt *joinRoute) route(ctx context.Context, s int, b *vector.Batch, n int) (*vector.Batch, error) {
+func (rt *joinRoute) route(ctx context.Context, s int, b *vector.Batch, n, read int) (*vector.Batch, error) {
+	rt.stats.Rows += int64(read)
 	rt.out.Reset()
 	rt.in.Errors.Rows = rt.in.Errors.Rows[:0]
 	rt.in.SelectRows(b, 0, n)
@@ -152,6 +153,10 @@ func (rt *joinRoute) done() {
 		out.Parts = map[*plan.Job]*Stats{}
 	}
 	out.Parts[rt.part] = rt.stats
+	for _, l := range rt.stats.Late { // (a branch's Top-N's late rows, by the output's name in the reading job, after the join's own)
+		rt.renameLate(l)
+		out.Late = append(out.Late, l)
+	}
 }
 
 // Rows implements Sink for the part's chain: the rows of the main port
@@ -198,9 +203,9 @@ func (rt *joinRoute) mapOut(k int) int {
 }
 
 // take appends the rows of p, the main port's, to rt.out: each column's
-// values as captureSink.add copies them (strings shared with r.In, which
-// stays the port reader's until its next read, as the join's input batch
-// is), and the stamps (stampCol, streamWm) it gives a derived part's main
+// values as captureSink.add copies them, but a VARCHAR's bytes shared with
+// r.In (the port reader's batch, valid until its next read, which is
+// rt.out's lifetime too: the next batch of this input), and the stamps (stampCol, streamWm) it gives a derived part's main
 // rows.
 func (rt *joinRoute) take(r *Step, p *Part) {
 	out := rt.out
@@ -226,7 +231,11 @@ func (rt *joinRoute) take(r *Step, p *Part) {
 				d.Null[at], d.F[at] = false, float64(src.I[i])
 				continue
 			}
-			d.ShareValue(at, src, i)
+			if d.Type == catalog.Varchar {
+				d.S[at], d.Null[at] = src.S[i], false // (shared: no byte copied)
+				continue
+			}
+			d.SetFrom(at, src, i)
 		}
 		if rt.stampCol >= 0 {
 			w := out.Cols[nc]

@@ -800,6 +800,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		return err
 	}
 	ji.b, ji.bad = m.b, m.bad
+	read := m.b.N + len(m.bad)
 	if ji.ahead != nil { // (the key hashes and time order its reader computed with the batch: holdPreparer)
 		ji.prep, _ = ji.ahead.Prepared().(*op.HoldPrep)
 	}
@@ -814,7 +815,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		ji.b.N = n
 	}
 	if ji.route != nil { // (the side branches take their rows; the join the rest: joinroute.go)
-		out, err := ji.route.route(js.ctx, s, ji.b, n)
+		out, err := ji.route.route(js.ctx, s, ji.b, n, read)
 		if err != nil {
 			return err
 		}
