@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"streamql/catalog"
-
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -29,7 +28,6 @@ import (
 
 // joinRoute is the routing of one join input (joinInput.route).
 type joinRoute struct {
-	d      *plan.Derived
 	part   *plan.Job // d's one part: the stream, its branches, main SELECT *
 	outMap []int     // the part's outputs in the reading job's (-1: none)
 	c      *chain
@@ -75,7 +73,7 @@ func newJoinRoute(ctx context.Context, js *joinSource, s int, part *plan.Job, en
 	if err != nil {
 		return nil, o, err
 	}
-	rt := &joinRoute{d: d, part: part, js: js, stats: &Stats{timed: js.stats.timed}, out: vector.NewBatch(in.Types), stampCol: -1}
+	rt := &joinRoute{part: part, js: js, stats: &Stats{timed: js.stats.timed}, out: vector.NewBatch(in.Types), stampCol: -1}
 	if opens.hub != nil {
 		rt.job, rt.outMap = opens.hub.job, opens.hub.job.DerivedOutputs[part]
 	}
