@@ -226,3 +226,36 @@ func TestDerivedBatchesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinInputBranchesInPortStage: a join input whose stream has side
+// branches routes its rows in the input's port stage (joinroute.go,
+// plan.Derived.RoutedPart): no derived relation's part runs for it, so
+// none makes a batch of main rows (derived.go), on either input, however
+// many rows it routes; branches the port stage does not run (a semi join's
+// build side is read whole first) still run as a derived relation's part,
+// which does make them. Both give the join the rows no branch took.
+func TestJoinInputBranchesInPortStage(t *testing.T) {
+	a := bpRows(5_000, 20, 0, 10)
+	b := bpRows(3_000, 20, 5, 10)
+	files := map[string]string{"a.csv": bpFile(a), "b.csv": bpFile(b)}
+	join := "SELECT x.v, y.v FROM a x JOIN b y ON x.k = y.k AND x.ts BETWEEN y.ts - INTERVAL '1' SECOND AND y.ts;\n"
+	for _, c := range []struct {
+		name, branches string
+		port           bool
+	}{
+		{"a filter on the left input", "SELECT v INTO SIDE 'odd' FROM a WHERE v % 2 = 1;\n", true},
+		{"on both inputs, a Top-2 on the right", "SELECT v INTO SIDE 'odd' FROM a WHERE v % 2 = 1;\n" +
+			"SELECT k, v INTO SIDE 'top' FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM b WHERE v % 3 = 0) WHERE rn <= 2;\n", true},
+		{"a semi join's branch", "SELECT v INTO SIDE 'some' FROM a WHERE k IN (SELECT k FROM b WHERE v < 3);\n", false},
+	} {
+		before := executor.DerivedBatchesMade()
+		got := bpRun(t, files, bpDDL+c.branches+join, 60*time.Second)
+		made := executor.DerivedBatchesMade() - before
+		if c.port && made != 0 || !c.port && made == 0 {
+			t.Errorf("%s: %d batches of a derived part's main rows (routed in the port stage: %v)", c.name, made, c.port)
+		}
+		if len(got) == 0 {
+			t.Errorf("%s: no output", c.name)
+		}
+	}
+}

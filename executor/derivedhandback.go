@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"streamql/catalog"
 	"streamql/executor/vector"
 	"streamql/planner/plan"
 )
@@ -24,22 +23,8 @@ import (
 // which its source reads when it closes (connector.HandsBack).
 
 // derivedHandsBack reports whether a part of d reads, not whole, a stream
-// that hands back (catalog.CapHandBack): as its stream, a join's input or
-// an UNNEST's, directly or through a derived relation of its own, as
-// plan.Job.Opens counts the opens (a build side or a lookup join's right
-// side is read whole: nothing of it goes back).
-func derivedHandsBack(d *plan.Derived) bool {
-	opens := map[*catalog.Stream]plan.Opens{}
-	for _, job := range d.Parts {
-		job.Opens(opens, false)
-	}
-	for st, o := range opens {
-		if o.N > o.Whole && st.Caps().Has(catalog.CapHandBack) {
-			return true
-		}
-	}
-	return false
-}
+// that hands back (plan.Derived.HandsBack).
+func derivedHandsBack(d *plan.Derived) bool { return d.HandsBack() }
 
 // derivedGate is one part's gate and hand-back account (see above).
 type derivedGate struct {

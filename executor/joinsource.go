@@ -165,6 +165,12 @@ type joinInput struct {
 	in  *plan.JoinInput
 	src Source
 	h   SourceHandles // src's declared capabilities (partitions, replay, topic, parallel reader)
+	// route, for an input read through its stream's side branches
+	// (plan.RoutedKind), routes each batch through them in the port stage
+	// (joinroute.go), the join taking the rows none took; nil otherwise.
+	// Its source (src) is the stream's, read in the branches' job's
+	// layout, and h is empty (a derived relation declares no capability)
+	route *joinRoute
 	// r is the input's port reader: it reads src's Next into its own batch
 	// (r.b), or hands the batches of par or ahead (portReader.from)
 	r *portReader
@@ -270,6 +276,27 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		spec.DropStamp[s] = !js.grouped && in.WatermarkCol >= 0 && in.WatermarkCol < len(in.Pass) && !in.Pass[in.WatermarkCol]
 		// grouped: each process its partitions, replayed; a lookup join's
 		// bounded side is read whole by every process
+		if part := routedPart(in); part != nil {
+			// the stream's side branches route its rows in the input's
+			// port stage (joinroute.go): the port reader reads the
+			// stream, in the branches' job's layout; the input declares
+			// no capability, as the derived relation it reads did
+			rt, o, err := newJoinRoute(ctx, js, s, part, env, budget, opens)
+			if err != nil {
+				if o.src != nil {
+					o.src.Close()
+				}
+				js.Close()
+				return nil, err
+			}
+			ji := &joinInput{in: in, src: o.src, route: rt, r: newPortReader(s, o.src, part.BatchTypes, true), es: readErrors(stats, part.Stream, o), bounded: in.Stream.Bounded()}
+			ji.b = ji.r.b
+			rt.errorsBy(ji.es)
+			js.ports.add(s, ji.r, true)
+			js.in[s] = ji
+			js.inputExprs(ji, exprs)
+			continue
+		}
 		o, err := env.openWith(ctx, in.Stream, openOpts{buildSide: !js.grouped || both.Lookup && s == 1, hub: opens.hub, exprs: exprs})
 		if err != nil {
 			js.Close()
@@ -291,17 +318,8 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 			// it cannot run, the first read makes its parallel reader)
 			ji.parLater, ji.chunk = true, env.ChunkSize
 		}
-		if in.Filter != nil {
-			ji.filter = exprs.Compile(in.Filter)
-		}
-		for _, e := range in.KeyExprs {
-			ji.keys = append(ji.keys, exprs.Compile(e))
-		}
-		if in.Watermark != nil {
-			ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types}, exprs)
-			ji.wmk.partitionBy(o.h.Partitions) // (a Kafka input: a watermark per partition, the input's their minimum, SPEC 2.5)
-		}
 		js.in[s] = ji
+		js.inputExprs(ji, exprs)
 	}
 	if js.grouped && !both.Lookup {
 		// each input's watermark waits for the partitions the other reads
@@ -352,6 +370,23 @@ func newJoinSource(ctx context.Context, job *plan.Job, env *Env, stats *Stats, b
 		return nil, err
 	}
 	return js, nil
+}
+
+// inputExprs compiles, in exprs, input ji's pushed-down filter, computed
+// keys and watermark (its assigner keeps a watermark per partition of a
+// Kafka input, ji.h.Partitions, the input's their minimum, SPEC 2.5).
+func (js *joinSource) inputExprs(ji *joinInput, exprs *expr.Context) {
+	in := ji.in
+	if in.Filter != nil {
+		ji.filter = exprs.Compile(in.Filter)
+	}
+	for _, e := range in.KeyExprs {
+		ji.keys = append(ji.keys, exprs.Compile(e))
+	}
+	if in.Watermark != nil {
+		ji.wmk = newWatermarker(&plan.Job{Stream: in.Stream, Watermark: in.Watermark, WatermarkCol: in.WatermarkCol, BatchTypes: in.Types}, exprs)
+		ji.wmk.partitionBy(ji.h.Partitions)
+	}
 }
 
 // sideStateText says what each input of a join holds in its state, for
@@ -750,6 +785,11 @@ func (js *joinSource) intake(s int, m portMsg) error {
 	err := m.err
 	switch {
 	case err == io.EOF:
+		if ji.route != nil {
+			if err := ji.route.finish(js.ctx, s); err != nil {
+				return err
+			}
+		}
 		ji.done = true
 		js.noteFloor()
 		if err := js.j.Finish(js.ctx, s); err != nil {
@@ -761,6 +801,7 @@ func (js *joinSource) intake(s int, m portMsg) error {
 	}
 	ji.b, ji.bad = m.b, m.bad
 	var ap *aheadPrep
+	read := m.b.N + len(m.bad)
 	if ji.ahead != nil { // (the key hashes and time order its reader computed with the batch: holdPreparer)
 		ap, _ = ji.ahead.Prepared().(*aheadPrep)
 		ji.prep = nil
@@ -777,6 +818,14 @@ func (js *joinSource) intake(s int, m portMsg) error {
 		ji.es.Malformed += countBad(ji.es.Policy, len(ji.bad))
 		n, failure = handleBad(ji.in.Stream, ji.src, ji.bad, ji.b.N, ji.es.Policy, &ji.errs)
 		ji.b.N = n
+	}
+	if ji.route != nil { // (the side branches take their rows; the join the rest: joinroute.go)
+		out, err := ji.route.route(js.ctx, s, ji.b, n, read)
+		if err != nil {
+			return err
+		}
+		ji.b, n = out, out.N
+		ap, ji.prep = nil, nil // (computed for the rows as read, not the ones the branches left)
 	}
 	js.sel = appendPrefix(js.sel[:0], n)
 	if ji.wmk != nil && n > 0 {
@@ -1268,6 +1317,11 @@ func (js *joinSource) Close() error {
 	for _, ji := range js.in {
 		if ji != nil && ji.ahead != nil {
 			ji.ahead.Close() // (its goroutine stopped before the source closes)
+		}
+	}
+	for _, ji := range js.in {
+		if ji != nil && ji.route != nil {
+			ji.route.done() // (the job ended before the stream did: a LIMIT, a failure)
 		}
 	}
 	for _, ji := range js.in {

@@ -120,7 +120,7 @@ func routedSides(both *plan.BothJoin, at int) error {
 }
 
 // routedKind is the plan.Derived.Kind of a relation routedRelation makes.
-const routedKind = "routed"
+const routedKind = plan.RoutedKind
 
 // BranchedParts returns the relations through which job j's main query reads
 // joined streams with their side branches (routedRelation), in FROM order,

@@ -8,6 +8,62 @@ import (
 	"streamql/catalog"
 )
 
+// RoutedKind is the Kind of the relation through which a join reads a
+// stream (or view) with pending side branches (SPEC 2.1, 2.7; the
+// planner's routedRelation): its one part is the branches' job, main
+// SELECT * of the stream, whose rows the executor routes in the join
+// input's port stage (executor/joinroute.go).
+const RoutedKind = "routed"
+
+// RoutedPart returns the branches' job of d, a RoutedKind relation, when
+// a join input's port stage routes its stream's rows through them (the
+// executor's joinroute.go: on the join's goroutine, the join taking the
+// rows no branch took): branches that filter, project, rank or
+// deduplicate into side outputs. It returns nil for any other relation,
+// and for branches with a semi or anti join (their build sides are read
+// whole first), an aggregate, an output into a sink stream or a
+// dead-letter stream, or over a stream that hands back what the job did
+// not use (stdin: HandsBack): the relation's part then runs as a derived
+// relation's, on a goroutine of its own (executor/derived.go).
+func (d *Derived) RoutedPart() *Job {
+	if d == nil || d.Kind != RoutedKind || len(d.Parts) != 1 {
+		return nil
+	}
+	part := d.Parts[0]
+	if part.Main == nil || part.Both != nil || part.Unnest != nil || len(part.DeadLetters) > 0 || part.HasAggregates() || part.HasEventTimeJoin() || d.HandsBack() {
+		return nil
+	}
+	for _, b := range part.AllBranches() {
+		if b.Join != nil {
+			return nil
+		}
+	}
+	for _, o := range part.Outputs {
+		if o.Sink != nil {
+			return nil
+		}
+	}
+	return part
+}
+
+// HandsBack reports whether a part of d reads, not whole, a stream that
+// hands back (catalog.CapHandBack): as its stream, a join's input or an
+// UNNEST's, directly or through a derived relation of its own, as
+// Job.Opens counts the opens (a build side or a lookup join's right side
+// is read whole: nothing of it goes back).
+func (d *Derived) HandsBack() bool {
+	opens := map[*catalog.Stream]Opens{}
+	for _, job := range d.Parts {
+		job.Opens(opens, false)
+	}
+	for st, o := range opens {
+		if o.N > o.Whole && st.Caps().Has(catalog.CapHandBack) {
+			return true
+		}
+	}
+	return false
+}
+
 // Derived is a relation whose rows come from other planned jobs (SPEC 2.6):
 // a subquery in FROM, a WITH name, a view, or the UNION ALL of several
 // queries. Its catalog.Stream (Stream.Derived holds it; its Connector is
@@ -19,7 +75,9 @@ import (
 // outputs (late rows of its windows and joins, SPEC 2.4 and 2.7) become
 // outputs of the job that reads it (Job.DerivedOutputs).
 type Derived struct {
-	// Kind is what the query wrote: "subquery", "WITH", "view" or "UNION ALL".
+	// Kind is what the query wrote: "subquery", "WITH", "view" or "UNION
+	// ALL"; or RoutedKind for the rows a joined stream's side branches
+	// leave (the planner's rule_route_join.go).
 	Kind  string
 	Name  string
 	Parts []*Job

@@ -198,6 +198,9 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 	if tee := t.tees[st]; tee != nil && j.TeeOf(st) != nil { // (another reader of the one read: its Scan, Decode and Tee are there)
 		return t.assign(st, tee, timed, timeCol, line, k), timeCol
 	}
+	if d := DerivedOf(st); line == LineJoinInput && d.RoutedPart() != nil {
+		return t.routedInput(j, d), timeCol
+	}
 	var scan *Node
 	if d := DerivedOf(st); d != nil { // SPEC 2.6: the jobs that give its rows, then the relation
 		ins := t.derivedTree(j, d)
@@ -248,6 +251,27 @@ func (t *Tree) input(j *Job, st *catalog.Stream, line LineKind, k int, timed boo
 		t.tees[st] = last
 	}
 	return t.assign(st, last, timed, timeCol, line, k), timeCol
+}
+
+// RoutedStrategy is the strategy EXPLAIN prints on the Scan of a stream
+// whose side branches a join input's port stage routes
+// (Derived.RoutedPart).
+const RoutedStrategy = "join input port: routed on the join's goroutine, the join takes the rows no side branch took"
+
+// routedInput adds the operators of d's part, the side branches a join
+// input routes in its port stage (Derived.RoutedPart), and returns the
+// node of its main port, which the join reads: no Scan of the relation
+// and no watermark assigner of its own, since the rows reach the join
+// from the route as they are, with their watermark.
+func (t *Tree) routedInput(j *Job, d *Derived) *Node {
+	from := len(t.Nodes)
+	ins := t.derivedTree(j, d)
+	for _, n := range t.Nodes[from:] {
+		if n.Kind == NodeScan && n.part == d.Parts[0] && n.Strategy != "" {
+			n.Strategy = RoutedStrategy
+		}
+	}
+	return t.Nodes[ins[0].Node-1]
 }
 
 // readerWindowsText is the detail of a relation's part's AssignWatermark

@@ -141,22 +141,27 @@ func (m *materialized) fill(tr *tableRows, keep bool, limit int) {
 // sort puts the live rows of m, a result of columns cols, in m.order (SPEC
 // 2.9: a Top-N's final table in its ORDER BY's order, SPEC 2.8's table
 // format printing it once), ties where their changes put them; nothing
-// when m has no order. The places it leaves are the rows', for fill only.
+// when m has no order. Each row's ORDER BY values are read out of its
+// valueKey, and a BIGINT's or DOUBLE's printed number parsed, once per row
+// (sortValues), not in every comparison. The places it leaves are the
+// rows', for fill only.
 func (m *materialized) sort(cols []catalog.Column) {
 	if len(m.order) == 0 {
 		return
 	}
-	rows := m.rows[:0]
+	rows := make([]sortRow, 0, m.live)
+	vals := make([]sortVal, 0, m.live*len(m.order)) // (one array for every row's values)
 	for _, r := range m.rows {
 		if r != nil {
-			rows = append(rows, r)
+			at := len(vals)
+			vals = sortValues(vals, r, cols, m.order)
+			rows = append(rows, sortRow{key: r, vals: vals[at:len(vals):len(vals)]})
 		}
 	}
-	m.rows = rows
-	slices.SortStableFunc(m.rows, func(a, b []byte) int {
-		for _, k := range m.order {
-			c := compareField(cols[k.Col].Type, field(a, k.Col), field(b, k.Col))
-			if k.Desc {
+	slices.SortStableFunc(rows, func(a, b sortRow) int {
+		for k, o := range m.order {
+			c := compareSortVal(cols[o.Col].Type, &a.vals[k], &b.vals[k])
+			if o.Desc {
 				c = -c
 			}
 			if c != 0 {
@@ -165,7 +170,48 @@ func (m *materialized) sort(cols []catalog.Column) {
 		}
 		return 0
 	})
+	m.rows = m.rows[:0]
+	for _, r := range rows {
+		m.rows = append(m.rows, r.key)
+	}
 	m.index, m.hole = map[string][]int{}, -1 // (fill takes the rows as they are now)
+}
+
+// sortRow is a live row of a materialized result being sorted (sort): its
+// valueKey, and its values of the ORDER BY's keys, in the keys' order.
+type sortRow struct {
+	key  []byte
+	vals []sortVal
+}
+
+// sortVal is one ORDER BY value of a row being sorted (sort): its bytes as
+// valueKey holds them (nil: NULL), and, when the column is a BIGINT or a
+// DOUBLE and the bytes parse as its number (num), that number (i or f).
+type sortVal struct {
+	b   []byte
+	i   int64
+	f   float64
+	num bool
+}
+
+// sortValues appends to dst the values of the columns of order (by
+// position: OrderKey.Col) in key, a valueKey of a row of columns cols, each
+// parsed once (sortVal).
+func sortValues(dst []sortVal, key []byte, cols []catalog.Column, order []session.OrderKey) []sortVal {
+	for _, o := range order {
+		v := sortVal{b: field(key, o.Col)}
+		switch {
+		case v.b == nil:
+		case cols[o.Col].Type == catalog.BigInt:
+			x, err := strconv.ParseInt(string(v.b), 10, 64)
+			v.i, v.num = x, err == nil
+		case cols[o.Col].Type == catalog.Double:
+			x, err := strconv.ParseFloat(string(v.b), 64)
+			v.f, v.num = x, err == nil
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }
 
 // field returns column c of key, a valueKey: its tag and bytes (nil bytes
@@ -186,28 +232,21 @@ func field(key []byte, c int) []byte {
 	}
 }
 
-// compareField compares two values of type t as valueKey holds them (their
-// bytes, or their printed text; nil: NULL, which sorts first, as Flink
-// orders NULLs ascending): numbers by value, the others by their bytes
-// (a timestamp's printed text sorts as the time).
-func compareField(t catalog.Type, a, b []byte) int {
+// compareSortVal compares two values of a column of type t (sortValues):
+// NULL sorts first, as Flink orders NULLs ascending; numbers by value (a
+// DOUBLE's NaN below every other number, -0.0 equal to 0.0: cmp.Compare);
+// the others, and a value that did not parse, by their bytes (a
+// timestamp's printed text sorts as the time).
+func compareSortVal(t catalog.Type, a, b *sortVal) int {
 	switch {
-	case a == nil || b == nil:
-		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
-	case t == catalog.BigInt:
-		x, errA := strconv.ParseInt(string(a), 10, 64)
-		y, errB := strconv.ParseInt(string(b), 10, 64)
-		if errA == nil && errB == nil {
-			return cmp.Compare(x, y)
-		}
-	case t == catalog.Double:
-		x, errA := strconv.ParseFloat(string(a), 64)
-		y, errB := strconv.ParseFloat(string(b), 64)
-		if errA == nil && errB == nil {
-			return cmp.Compare(x, y)
-		}
+	case a.b == nil || b.b == nil:
+		return cmp.Compare(boolInt(a.b != nil), boolInt(b.b != nil))
+	case a.num && b.num && t == catalog.BigInt:
+		return cmp.Compare(a.i, b.i)
+	case a.num && b.num && t == catalog.Double:
+		return cmp.Compare(a.f, b.f)
 	}
-	return bytes.Compare(a, b)
+	return bytes.Compare(a.b, b.b)
 }
 
 func boolInt(b bool) int {
