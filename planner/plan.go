@@ -475,7 +475,9 @@ func newJob(st *catalog.Stream, branches []*Branch, main *Branch, replay bool) (
 	if err := ruleSinkJob(j); err != nil {
 		return nil, err
 	}
-	ruleBothJoinJob(j)
+	if err := ruleBothJoinJob(j); err != nil {
+		return nil, err
+	}
 	ruleDerivedJob(j)
 	ruleUnnestJob(j)
 	ruleRankJob(j)

@@ -89,19 +89,21 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	}
 	// LATE INTO SIDE 'x', 'y' names the late outputs of the first two
 	// relations in FROM order
-	lateNames := [2]string{sel.Late, sel.Late2}
+	lateNames, latePos := [2]string{sel.Late, sel.Late2}, [2]int{sel.LatePos, sel.Late2Pos}
 	sp.sideRels = [2][]relation{}
 	for s, n := range sides {
 		in := &both.Inputs[s]
 		if j, ok := n.(*ast.Join); ok {
 			var late [2]string
+			var lpos [2]int
 			if s == 0 {
 				late, lateNames = lateNames, [2]string{}
+				lpos = latePos
 			} else if len(rels[0]) == 1 {
-				late[0] = lateNames[1]
+				late[0], lpos[0] = lateNames[1], latePos[1]
 				lateNames[1] = ""
 			}
-			st, rs, err := sp.joinRelation(j, push[s], late)
+			st, rs, err := sp.joinRelation(j, push[s], late, lpos)
 			if err != nil {
 				return err
 			}
@@ -129,7 +131,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// not name keeps its default (LATE INTO SIDE 'x' names the left one's).
 	for s, name := range lateNames {
 		if name != "" {
-			both.Late[s], both.LateNamed[s] = name, true
+			both.Late[s], both.LateNamed[s], both.LatePos[s] = name, true, latePos[s]
 		}
 	}
 	var conds []ast.ExprNode
@@ -666,8 +668,11 @@ func flinkSuffixes(cols []catalog.Column) {
 // ruleBothJoinJob gives a job that reads a join of two streams (SPEC 2.7) its
 // join and the join's two late outputs (after the job's other outputs; a
 // default one, late-<name>, is shown once a row reaches it, as a window's
-// default late output).
-func ruleBothJoinJob(j *Job) {
+// default late output). A name LATE INTO SIDE gave is a side output like any
+// other (SPEC 2.4, 2.1's rules): it is a planning error (*parser.Error at the
+// name) when a stream the job reads has an errors side output of that name
+// (SPEC 1), or when another output of the job has it with other columns.
+func ruleBothJoinJob(j *Job) error {
 	for _, b := range j.AllBranches() {
 		if b.Both != nil {
 			j.Both = b.Both
@@ -675,12 +680,27 @@ func ruleBothJoinJob(j *Job) {
 		}
 	}
 	if j.Both == nil {
-		return
+		return nil
+	}
+	var errSides map[string]*catalog.Stream
+	if j.Both.LateNamed[0] || j.Both.LateNamed[1] {
+		errSides = j.ErrorsSides()
 	}
 	for s, in := range j.Both.Inputs {
+		if name := j.Both.Late[s]; j.Both.LateNamed[s] {
+			if st := errSides[name]; st != nil {
+				return parser.Errorf(j.Both.LatePos[s], "late side output '%s' has the name of the errors side output of stream %s, which the join reads; pick another name", name, st.Name)
+			}
+			for k, o := range j.Outputs {
+				if o.Name == name && o.Sink == nil && !(j.Main != nil && k == 0) && !sameSchema(o.Columns, in.Stream.Columns) {
+					return parser.Errorf(j.Both.LatePos[s], "late side output '%s' has the columns %s of %s but side output '%s' has %s; give one another name", name, plan.SchemaText(in.Stream.Columns), in.Name, name, plan.SchemaText(o.Columns))
+				}
+			}
+		}
 		j.Both.LateOutput[s] = len(j.Outputs)
 		j.Outputs = append(j.Outputs, Output{Name: j.Both.Late[s], Columns: in.Stream.Columns, Late: !j.Both.LateNamed[s]})
 	}
+	return nil
 }
 
 // joinWildcard expands * or t.* over a join (SPEC 2.7: a.*, b.*): the left
