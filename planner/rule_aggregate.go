@@ -134,6 +134,9 @@ func ruleAggregate(sp *selectPlan) error {
 	st := sp.st
 	a := &Aggregate{Window: sp.win, Grouped: grouped, WmCol: sp.wm, LateOutput: -1, WindowBase: len(sp.sc.uses)}
 	if sp.win != nil {
+		if sel.Late2 != "" && sp.both == nil { // (a second name names a join's right input's late output: ruleBothJoin)
+			return parser.Errorf(sel.Late2Pos, "LATE INTO SIDE names two late outputs only for a join of two relations in this query's FROM, one per input (SPEC 2.7); a window's late rows go to one: remove '%s'", sel.Late2)
+		}
 		a.Late, a.LatePos, a.LateNamed = DefaultLate, sp.start, sel.Late != ""
 		if a.LateNamed {
 			a.Late, a.LatePos = sel.Late, sel.LatePos

@@ -217,3 +217,27 @@ SELECT l.k, l.ts FROM l SEMI JOIN r ON l.k = r.k%s;
 		}
 	}
 }
+
+// TestLateSecondNameNeedsJoin: LATE INTO SIDE 'x', 'y' names a join's two
+// inputs' late outputs (SPEC 2.7); on a window aggregate without a join in its
+// FROM (over a stream, or over a subquery that joins) the second name named
+// nothing and was dropped without a word: a planning error at it.
+func TestLateSecondNameNeedsJoin(t *testing.T) {
+	ddl := `CREATE STREAM a (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='a.csv');
+CREATE STREAM b (k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='b.csv');
+`
+	files := map[string]string{"a.csv": "x,1000\nx,500\n", "b.csv": "x,1000\n"}
+	win := "SELECT window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end LATE INTO SIDE 'x', 'y';\n"
+	for _, from := range []string{"a", "(SELECT a.k, a.ts FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts AND a.ts + 100)"} {
+		sql := strings.Replace(win, "%s", from, 1)
+		out, errs, code := runSQL(t, files, ddl+sql, "--format", "csv")
+		if code != 2 || out != "" || !strings.Contains(errs, "remove 'y'") || !strings.Contains(errs, "column") {
+			t.Errorf("%s\nexit %d, stdout %q, stderr %q; want status 2 and an error at 'y'", sql, code, out, errs)
+		}
+	}
+	// a join's two names still name its inputs' late outputs
+	out, errs, code := runSQL(t, files, ddl+"SELECT a.k FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts AND a.ts + 100 LATE INTO SIDE 'x', 'y';\n", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "x,x,500") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
