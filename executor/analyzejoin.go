@@ -22,8 +22,12 @@ type JoinInputAnalysis struct {
 	// two inputs of a self-join apart
 	Stream, Name               string
 	In, Partnered, Unpartnered int64
-	Refused                    int64
-	Filtered                   int64
+	// Held is the rows still held when the job ended (a LIMIT ended it
+	// before the other input's watermark passed them): never joined, so not
+	// counted as rows without a partner (op.JoinCounts.Held)
+	Held     int64
+	Refused  int64
+	Filtered int64
 	// Malformed is the malformed rows (and those 'watermark.max-future'
 	// refused) this input read: a self-join's two reads each count their own
 	Malformed    int64
@@ -83,10 +87,10 @@ func (a *Analysis) bothResults() {
 	if js == nil || js.an == nil {
 		return
 	}
-	var c struct{ In, Late, Partnered [2]int64 }
+	var c struct{ In, Late, Partnered, Held [2]int64 }
 	if js.j != nil {
 		k := js.j.Counts()
-		c.In, c.Late, c.Partnered = k.In, k.Late, k.Partnered
+		c.In, c.Late, c.Partnered, c.Held = k.In, k.Late, k.Partnered, k.Held
 	}
 	x := js.an
 	for s := range 2 {
@@ -95,7 +99,8 @@ func (a *Analysis) bothResults() {
 		if ji := js.in[s]; ji != nil {
 			ia.Filtered, ia.Malformed = ji.dropped, ji.malformed
 		}
-		ia.Unpartnered = c.In[s] - c.Late[s] - c.Partnered[s]
+		ia.Held = c.Held[s]
+		ia.Unpartnered = c.In[s] - c.Late[s] - c.Partnered[s] - c.Held[s]
 		if n := len(ia.lateness); n > 0 {
 			slices.Sort(ia.lateness)
 			ia.Late.MaxMs, ia.Late.MedianMs = ia.lateness[n-1], ia.lateness[(n-1)/2]

@@ -134,6 +134,9 @@ func ruleAggregate(sp *selectPlan) error {
 	st := sp.st
 	a := &Aggregate{Window: sp.win, Grouped: grouped, WmCol: sp.wm, LateOutput: -1, WindowBase: len(sp.sc.uses)}
 	if sp.win != nil {
+		if sel.Late2 != "" && sp.both == nil { // (a second name names a join's right input's late output: ruleBothJoin)
+			return parser.Errorf(sel.Late2Pos, "LATE INTO SIDE names two late outputs only for a join of two relations in this query's FROM, one per input (SPEC 2.7); a window's late rows go to one: remove '%s'", sel.Late2)
+		}
 		a.Late, a.LatePos, a.LateNamed = DefaultLate, sp.start, sel.Late != ""
 		if a.LateNamed {
 			a.Late, a.LatePos = sel.Late, sel.LatePos
@@ -662,6 +665,7 @@ func lateColumns(b *Branch) []catalog.Column {
 func ruleAggregateJob(j *Job) error {
 	all := append(append([]*Branch{}, j.Branches...), j.Main)
 	var dflt []*Branch
+	var errSides map[string]*catalog.Stream // (the streams' errors side names, read at the first LATE INTO SIDE)
 	for _, b := range all {
 		if b == nil || b.Agg == nil || b.Agg.Window == nil {
 			continue
@@ -684,8 +688,11 @@ func ruleAggregateJob(j *Job) error {
 			a.LateOutput = found
 			continue
 		}
-		if es := b.Stream.Shared().ErrorsSide; es == a.Late {
-			return parser.Errorf(a.LatePos, "late side output '%s' has the name of the errors side output of stream %s; pick another name", a.Late, b.Stream.Name)
+		if errSides == nil {
+			errSides = j.ErrorsSides()
+		}
+		if st := errSides[a.Late]; st != nil { // (also a stream under the view or join it reads, SPEC 2.6)
+			return parser.Errorf(a.LatePos, "late side output '%s' has the name of the errors side output of stream %s; pick another name", a.Late, st.Name)
 		}
 		a.LateOutput = len(j.Outputs)
 		j.Outputs = append(j.Outputs, Output{Name: a.Late, Columns: lateColumns(b)})

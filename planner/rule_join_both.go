@@ -89,19 +89,21 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	}
 	// LATE INTO SIDE 'x', 'y' names the late outputs of the first two
 	// relations in FROM order
-	lateNames := [2]string{sel.Late, sel.Late2}
+	lateNames, latePos := [2]string{sel.Late, sel.Late2}, [2]int{sel.LatePos, sel.Late2Pos}
 	sp.sideRels = [2][]relation{}
 	for s, n := range sides {
 		in := &both.Inputs[s]
 		if j, ok := n.(*ast.Join); ok {
 			var late [2]string
+			var lpos [2]int
 			if s == 0 {
 				late, lateNames = lateNames, [2]string{}
+				lpos = latePos
 			} else if len(rels[0]) == 1 {
-				late[0] = lateNames[1]
+				late[0], lpos[0] = lateNames[1], latePos[1]
 				lateNames[1] = ""
 			}
-			st, rs, err := sp.joinRelation(j, push[s], late)
+			st, rs, err := sp.joinRelation(j, push[s], late, lpos)
 			if err != nil {
 				return err
 			}
@@ -129,11 +131,7 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// not name keeps its default (LATE INTO SIDE 'x' names the left one's).
 	for s, name := range lateNames {
 		if name != "" {
-			both.Late[s], both.LateNamed[s] = name, true
-			both.LatePos[s] = sel.LatePos
-			if s == 1 && sel.Late2Pos > 0 && len(sp.sideRels[0]) == 0 {
-				both.LatePos[s] = sel.Late2Pos
-			}
+			both.Late[s], both.LateNamed[s], both.LatePos[s] = name, true, latePos[s]
 		}
 	}
 	var conds []ast.ExprNode
@@ -715,11 +713,14 @@ func flinkSuffixes(cols []catalog.Column) {
 // ruleBothJoinJob gives a job that reads a join of two streams (SPEC 2.7) its
 // join and the join's two late outputs (after the job's other outputs; a
 // default one, late-<name>, is shown once a row reaches it, as a window's
-// default late output). A late output named like another side output of the
-// job (LATE INTO SIDE 'x', 'x', or a side branch's 'x') is that output when
-// the columns are the same, and a planning error that names both schemas
-// when not (SPEC 2.1: one side name, one schema; SPEC 2.4: LATE INTO SIDE
-// may share a name only so).
+// default late output). A name LATE INTO SIDE gave is a side output like any
+// other (SPEC 2.4, 2.1's rules): it is a planning error (*parser.Error at the
+// name) when a stream the job reads has an errors side output of that name
+// (SPEC 1). A late output named like another side output of the job
+// (LATE INTO SIDE 'x', 'x', or a side branch's 'x') is that output when the
+// columns are the same, and a planning error that names both schemas when
+// not (SPEC 2.1: one side name, one schema; SPEC 2.4: LATE INTO SIDE may
+// share a name only so).
 func ruleBothJoinJob(j *Job) error {
 	for _, b := range j.AllBranches() {
 		if b.Both != nil {
@@ -730,7 +731,16 @@ func ruleBothJoinJob(j *Job) error {
 	if j.Both == nil {
 		return nil
 	}
+	var errSides map[string]*catalog.Stream
+	if j.Both.LateNamed[0] || j.Both.LateNamed[1] {
+		errSides = j.ErrorsSides()
+	}
 	for s, in := range j.Both.Inputs {
+		if name := j.Both.Late[s]; j.Both.LateNamed[s] {
+			if st := errSides[name]; st != nil {
+				return parser.Errorf(j.Both.LatePos[s], "late side output '%s' has the name of the errors side output of stream %s, which the join reads; pick another name", name, st.Name)
+			}
+		}
 		found := -1
 		for k, o := range j.Outputs {
 			if o.Name == j.Both.Late[s] && o.Sink == nil && !(j.Main != nil && k == 0) {

@@ -151,13 +151,14 @@ func (v *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // over j whose WHERE is the conjuncts where (pushed down from the query's
 // WHERE, as Flink pushes filters into the join's inputs). late names its
 // relations' late outputs in FROM order (LATE INTO SIDE, "" for the
-// default). It returns the relation and the relations it holds, at their
+// default), latePos the script offsets of those names. It returns the relation and the relations it holds, at their
 // offsets in its rows.
-func (sp *selectPlan) joinRelation(j *ast.Join, where []ast.ExprNode, late [2]string) (*catalog.Stream, []relation, error) {
+func (sp *selectPlan) joinRelation(j *ast.Join, where []ast.ExprNode, late [2]string, latePos [2]int) (*catalog.Stream, []relation, error) {
 	sel := *sp.sel
 	sel.Side, sel.Stream, sel.Insert, sel.InsertColumns, sel.InsertColumnPos = "", "", "", nil, nil
 	sel.Window, sel.Unnest = nil, nil
 	sel.Late, sel.Late2 = late[0], late[1]
+	sel.LatePos, sel.Late2Pos = latePos[0], latePos[1]
 	// the FOR SYSTEM_TIME AS OF clauses of j's own relations
 	sel.AsOf = nil
 	for tn, a := range sp.sel.AsOf {

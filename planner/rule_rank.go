@@ -38,6 +38,9 @@ import (
 func (p *Planner) ruleRank(sel *parser.Select) (*Branch, bool, error) {
 	q := sel.Query
 	if isel, sub, ok := rankSubquery(sel); ok {
+		if sel.Late != "" { // (planTopN would plan the query without it: the name was dropped without a word)
+			return nil, true, parser.Errorf(sel.LatePos, "LATE INTO SIDE does not name the late outputs of a Top-N, window Top-N or deduplication yet (SPEC 2.9): its late rows go to the default 'late' output, and those of a join in its subquery to late-<input>; remove the clause")
+		}
 		b, err := p.planTopN(sel, isel, sub)
 		return b, true, err
 	}

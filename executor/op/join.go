@@ -379,15 +379,28 @@ func (j *Join) SetClock(now func() int64) { j.now = now }
 // JoinCounts is what a Join did with each input's rows (index 0 left, 1
 // right), for EXPLAIN ANALYZE (SPEC 4, "Finding out why"): In the rows pushed,
 // Late those that went to the late port, Partnered those that joined at
-// least one row of the other side. In - Late - Partnered is the rows without
-// a partner (so far, while the job runs: held rows count there until their
+// least one row of the other side, Held those still held (pushed, not yet
+// handled: their time is above the other input's watermark) when counted,
+// which a job that a LIMIT ended never handles (SPEC 2: the rest of the
+// input is not read). In - Late - Partnered - Held is the rows without a
+// partner (so far, while the job runs: handled rows count there until their
 // partner comes).
 type JoinCounts struct {
-	In, Late, Partnered [2]int64
+	In, Late, Partnered, Held [2]int64
 }
 
-// Counts returns the join's counts so far.
-func (j *Join) Counts() JoinCounts { return j.count }
+// Counts returns the join's counts so far. It takes time linear in the
+// rows held (it counts them: EXPLAIN ANALYZE calls it once, at the job's end).
+func (j *Join) Counts() JoinCounts {
+	c := j.count
+	for s := range 2 {
+		c.Held[s] = int64(len(j.pending.fifo[s]) - j.pending.head[s])
+	}
+	for _, it := range j.pending.heap {
+		c.Held[it.side]++
+	}
+	return c
+}
 
 // joinSide is the state of one input.
 //

@@ -3,6 +3,7 @@ package export
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1209,5 +1210,36 @@ func TestLateRowsOfReadJoinsAndRanks(t *testing.T) {
 				t.Errorf("--strict exported a script whose relation's late rows Flink does not route")
 			}
 		})
+	}
+}
+
+// TestStreamsReadThroughRelations: a stream a job reads only through a view,
+// a subquery, a WITH name, a UNION ALL or a join inside one (SPEC 2.6) is read
+// as a stream the query names is: its malformed rows are listed as a
+// difference (SPEC 4), as for the same query written over the stream, and it is
+// exported as a source.
+func TestStreamsReadThroughRelations(t *testing.T) {
+	ddl := "CREATE STREAM s (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='s.csv');\n" +
+		"CREATE STREAM u (k VARCHAR, w BIGINT) WITH ('connector'='file', 'path'='u.csv', 'errors'='skip');\n"
+	for _, sql := range []string{
+		"CREATE VIEW vs AS SELECT s.k, v, w FROM s JOIN u ON s.k = u.k;\nSELECT * FROM vs;\n",
+		"SELECT * FROM (SELECT s.k, v, w FROM s JOIN u ON s.k = u.k) q WHERE v > 1;\n",
+		"WITH q AS (SELECT s.k, v FROM s JOIN u ON s.k = u.k) SELECT k, COUNT(*) AS n FROM q GROUP BY k;\n",
+		"SELECT k FROM (SELECT k FROM s UNION ALL SELECT k FROM u) q;\n",
+		"CREATE VIEW vs AS SELECT k, v FROM s;\nCREATE VIEW vu AS SELECT k, w FROM u;\nSELECT vs.k, w FROM vs JOIN vu ON vs.k = vu.k;\n",
+	} {
+		_, diffs, err := Export([]Input{{Name: "q.sql", Source: ddl + sql}}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var got []string
+		for _, d := range diffs {
+			if strings.Contains(d.Text, "malformed row") {
+				got = append(got, fmt.Sprintf("%d: %s", d.Line, d.Text[:strings.Index(d.Text, ":")]))
+			}
+		}
+		if want := []string{"1: stream s", "2: stream u"}; !slices.Equal(got, want) {
+			t.Errorf("%s: malformed-row differences %q, want %q", sql, got, want)
+		}
 	}
 }

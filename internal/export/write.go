@@ -48,7 +48,10 @@ func (x *exporter) write(jobs []job) (string, error) {
 	streaming := false                  // a job was planned in 'execution.runtime-mode' = 'streaming'
 	for ji, j := range jobs {
 		streaming = streaming || j.streaming
-		for _, st := range j.job.Streams() {
+		// the relations it reads, and the declared streams under them at any
+		// depth (SPEC 2.6: a stream read only through a view, subquery or
+		// join is read, a source whose malformed rows Flink treats its own way)
+		for _, st := range append(j.job.Streams(), j.job.DeclaredStreams()...) {
 			if st != nil && !st.Bounded() {
 				allBounded = false
 			}

@@ -82,7 +82,8 @@ func joinLateOf(an *executor.Analysis, out int) *executor.LateAnalysis {
 // (malformed rows) and AssignWatermark (final watermark, rows refused by
 // 'watermark.max-future'), and the Join (per input, named as the query reads
 // it, so that a self-join's two are told apart: rows in, with a partner,
-// without one, late, and those its filter took out before the join:
+// without one, late, still held when a LIMIT ended the job, and those its
+// filter took out before the join:
 // planner/rule_pushdown.go).
 func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 	an := stats.Analysis
@@ -93,6 +94,9 @@ func bothJoinNotes(l plan.Line, stats executor.Stats) []string {
 		var each []string
 		for _, in := range an.Both.Inputs {
 			note := fmt.Sprintf("%s: %s in, %s with a partner, %s without a partner, %s late", in.Name, rowCount(in.In), rowCount(in.Partnered), rowCount(in.Unpartnered), rowCount(in.Late.Rows))
+			if in.Held > 0 { // (a job a LIMIT ended: rows it never joined)
+				note += fmt.Sprintf(", %s still held when the job ended (never joined)", rowCount(in.Held))
+			}
 			if in.Filtered > 0 {
 				note += fmt.Sprintf(" (%s filtered out before the join)", rowCount(in.Filtered))
 			}

@@ -240,6 +240,8 @@ type BothJoin struct {
 	// late-<name>), LateNamed whether LATE INTO SIDE named each (it names
 	// them in FROM order: one name names the left input's only), and
 	// LateOutput their indexes in Job.Outputs (set when the job is made).
+	// LatePos holds the script offset of each name LATE INTO SIDE wrote, for
+	// the planning error of a name that another output of the job has.
 	Late       [2]string
 	LateNamed  [2]bool
 	LateOutput [2]int

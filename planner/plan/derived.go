@@ -257,6 +257,61 @@ func (j *Job) DerivedReads() []*Derived {
 	return out
 }
 
+// DeclaredStreams returns every declared stream j reads, each once, at any
+// depth: the streams Streams names, its branches' joins' inputs (SPEC 2.7,
+// also before ruleBothJoinJob sets Job.Both), its UNNEST's inner stream, and
+// those of the parts of each derived relation (SPEC 2.6: a subquery, WITH
+// name, view, UNION ALL or join) among them. Their malformed rows reach j's
+// outputs, so a user side output of j may not take the name of any of their
+// errors side outputs (SPEC 1, Bad input). It takes time linear in the jobs
+// and streams reached.
+func (j *Job) DeclaredStreams() []*catalog.Stream {
+	var out []*catalog.Stream
+	seen := map[*Job]bool{}
+	var walk func(j *Job)
+	walk = func(j *Job) {
+		if j == nil || seen[j] {
+			return
+		}
+		seen[j] = true
+		reads := j.Streams()
+		if j.Unnest != nil {
+			reads = append(reads, j.Unnest.Inner)
+		}
+		for _, b := range j.AllBranches() {
+			if b.Both != nil {
+				reads = append(reads, b.Both.Inputs[0].Stream, b.Both.Inputs[1].Stream)
+			}
+		}
+		for _, st := range reads {
+			if d := DerivedOf(st); d != nil {
+				for _, part := range d.Parts {
+					walk(part)
+				}
+			} else if st != nil && !slices.Contains(out, st) {
+				out = append(out, st)
+			}
+		}
+	}
+	walk(j)
+	return out
+}
+
+// ErrorsSides returns the errors side output names of the declared streams
+// j reads (DeclaredStreams), each with the first stream that has it: a user
+// side output of such a name would mix its rows with the stream's malformed
+// ones (SPEC 1). Callers look names up in it, once per job, so that
+// checking every branch stays linear in the branches.
+func (j *Job) ErrorsSides() map[string]*catalog.Stream {
+	out := map[string]*catalog.Stream{}
+	for _, st := range j.DeclaredStreams() {
+		if es := st.Shared().ErrorsSide; es != "" && out[es] == nil {
+			out[es] = st
+		}
+	}
+	return out
+}
+
 // ErrorsStream returns the declared stream whose errors configuration
 // ('errors', 'errors.side', the dead-letter stream: SPEC 1) the rows of st
 // that its reader refuses go by (a window's time outside BIGINT, SPEC

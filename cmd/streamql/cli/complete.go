@@ -15,7 +15,8 @@ import (
 
 // completer is the REPL's Tab completion (SPEC 4): keywords, function names
 // (the function table's, as NAME( ), stream names,
-// column names of the streams the statement names so far, the names of pending
+// column names of the streams the statement names so far and of the
+// subqueries and WITH names it defines (complete_derived.go), the names of pending
 // side branches inside SIDE '...', and the meta commands with their arguments.
 // It implements readline.AutoCompleter.
 type completer struct {
@@ -135,11 +136,19 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 			return "", nil
 		}
 	}
-	named := c.namedStreams(before)
+	derived, with := c.derivedRelations(toks)
+	named := append(c.namedStreams(before), derived...)
 	if n := len(before); n > 0 && before[n-1].Kind == parser.TokOp && before[n-1].Text == "." {
-		// qualified: s.col or alias.col
+		// qualified: s.col or alias.col (a subquery's alias or a WITH name: its own columns)
 		var streams []*catalog.Stream
-		if n >= 2 {
+		if n >= 2 && isName(before[n-2]) {
+			for _, d := range derived {
+				if strings.EqualFold(d.Name, before[n-2].Value()) {
+					streams = []*catalog.Stream{d}
+				}
+			}
+		}
+		if streams == nil && n >= 2 {
 			if st := c.resolveQualifier(before[n-2], toks); st != nil {
 				streams = []*catalog.Stream{st}
 			}
@@ -150,15 +159,25 @@ func (c *completer) candidates(prev, cur string) (word string, cands []string) {
 		return word, filterPrefix(columnNames(streams), word, false)
 	}
 	switch prevWord(before) {
-	case "FROM", "JOIN", "DESCRIBE", "DESC":
+	case "FROM", "JOIN":
+		return word, filterPrefix(append(c.streamNames(), withSpace(with)...), word, false)
+	case "DESCRIBE", "DESC":
 		return word, filterPrefix(c.streamNames(), word, false)
 	case "STREAM", "EXISTS": // DROP STREAM [IF EXISTS] name; CREATE STREAM takes a new name
 		if isDropStream(before) {
-			return word, filterPrefix(c.streamNames(), word, false)
+			return word, filterPrefix(c.names(c.sess.Cat.Streams()), word, false)
+		}
+		if isDrop(before, "VIEW") {
+			return word, filterPrefix(c.names(c.views()), word, false)
 		}
 		if prevWord(before) == "STREAM" {
 			return word, nil
 		}
+	case "VIEW": // DROP VIEW [IF EXISTS] name; CREATE VIEW takes a new name
+		if isDrop(before, "VIEW") {
+			return word, filterPrefix(c.names(c.views()), word, false)
+		}
+		return word, nil
 	}
 	if len(named) == 0 {
 		named = c.relations()
@@ -275,9 +294,24 @@ func (c *completer) resolveQualifier(q parser.Token, toks []parser.Token) *catal
 }
 
 func (c *completer) streamNames() []string {
+	return c.names(c.relations())
+}
+
+// names returns the names of rels, quoted where needed, each followed by a
+// space (completion candidates).
+func (c *completer) names(rels []*catalog.Stream) []string {
 	var out []string
-	for _, st := range c.relations() {
+	for _, st := range rels {
 		out = append(out, quoteName(st.Name)+" ")
+	}
+	return out
+}
+
+// views returns the session's views (SPEC 2.6), as relations.
+func (c *completer) views() []*catalog.Stream {
+	var out []*catalog.Stream
+	for _, v := range c.sess.Cat.Views() {
+		out = append(out, v.Stream)
 	}
 	return out
 }
@@ -312,7 +346,12 @@ func prevWord(toks []parser.Token) string {
 
 // isDropStream reports whether toks start with DROP STREAM.
 func isDropStream(toks []parser.Token) bool {
-	return len(toks) >= 2 && strings.EqualFold(toks[0].Text, "DROP") && strings.EqualFold(toks[1].Text, "STREAM")
+	return isDrop(toks, "STREAM")
+}
+
+// isDrop reports whether toks start with DROP what (STREAM, VIEW).
+func isDrop(toks []parser.Token, what string) bool {
+	return len(toks) >= 2 && strings.EqualFold(toks[0].Text, "DROP") && strings.EqualFold(toks[1].Text, what)
 }
 
 func withSpace(words []string) []string {
@@ -369,11 +408,7 @@ func dedupe(cands []string) []string {
 // relations returns the session's streams, then its views (SPEC 2.6: a view
 // is read by name as a stream is), each by name.
 func (c *completer) relations() []*catalog.Stream {
-	out := c.sess.Cat.Streams()
-	for _, v := range c.sess.Cat.Views() {
-		out = append(out, v.Stream)
-	}
-	return out
+	return append(c.sess.Cat.Streams(), c.views()...)
 }
 
 // lookup returns the stream or view named name, nil when none.

@@ -130,6 +130,12 @@ CREATE VIEW big_orders AS SELECT id AS order_id, product FROM orders WHERE id > 
 		{"SELECT * FROM ", "", []string{"orders ", "big_orders "}},
 		{"SELECT * FROM big_orders WHERE ord", "ord", []string{"order_id ", "orders "}},
 		{".schema b", "b", []string{"big_orders "}},
+		{"DROP VIEW b", "b", []string{"big_orders "}},
+		{"DROP VIEW IF EXISTS ", "", []string{"big_orders "}},
+		{"DROP VIEW o", "o", nil},   // a stream is not a view
+		{"DROP STREAM b", "b", nil}, // nor a view a stream
+		{"DROP STREAM IF EXISTS ", "", []string{"orders "}},
+		{"CREATE VIEW b", "b", nil}, // a new name
 	} {
 		word, got := c.candidates("", tc.cur)
 		if word != tc.word || !slices.Equal(got, tc.want) {
@@ -140,5 +146,32 @@ CREATE VIEW big_orders AS SELECT id AS order_id, product FROM orders WHERE id > 
 	sc, _ = parser.Parse("t", "DESCRIBE big_orders;\n") // (what .schema NAME runs)
 	if code := s.ExecStmts(context.Background(), sc, t.TempDir()); code != 0 || !strings.Contains(out.String(), "order_id") {
 		t.Fatalf("DESCRIBE big_orders: exit %d: %s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestCompleterDerivedRelations: a subquery's alias and a WITH name (SPEC
+// 2.6) complete as the relation they define: `s.` offers the subquery's own
+// output columns (its aliases, its columns, its `*`), not those of the
+// streams it reads, and a WITH name is offered after FROM and JOIN.
+func TestCompleterDerivedRelations(t *testing.T) {
+	c := &completer{sess: completerSession(t)}
+	for _, tc := range []struct {
+		cur, word string
+		want      []string
+	}{
+		{"SELECT * FROM (SELECT product AS yyname, id FROM orders) s WHERE s.", "", []string{"yyname ", "id "}},
+		{"SELECT * FROM (SELECT product AS yyname, id FROM orders) AS s WHERE s.yy", "yy", []string{"yyname "}},
+		{"SELECT * FROM (SELECT o.id, COUNT(*) n, UPPER(o.product) up, CASE WHEN id > 1 THEN 1 END FROM orders o GROUP BY o.id) q JOIN orders ON q.", "", []string{"id ", "n ", "up "}},
+		{"SELECT * FROM (SELECT * FROM allowed) a2 WHERE a2.", "", []string{"product ", "tier "}},
+		{"SELECT * FROM (SELECT o.*, a.tier FROM orders o JOIN allowed a ON o.product = a.product) x WHERE x.", "", []string{"id ", "product ", "tier "}},
+		{"WITH q AS (SELECT product AS zzname FROM orders) SELECT zz", "zz", []string{"zzname "}},
+		{"WITH q AS (SELECT product AS zzname FROM orders), r2 AS (SELECT * FROM q) SELECT * FROM r2 WHERE r2.", "", []string{"zzname "}},
+		{"WITH qq AS (SELECT id FROM orders) SELECT * FROM q", "q", []string{"qq "}},
+		{"WITH qq AS (SELECT id FROM orders) SELECT * FROM orders JOIN qq ON qq.", "", []string{"id "}},
+	} {
+		word, got := c.candidates("", tc.cur)
+		if word != tc.word || !slices.Equal(got, tc.want) {
+			t.Errorf("candidates(%q) = %q, %q; want %q, %q", tc.cur, word, got, tc.word, tc.want)
+		}
 	}
 }

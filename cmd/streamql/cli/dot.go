@@ -274,7 +274,7 @@ func (s *Session) execDot(ctx context.Context, sc *scriptCtx, d dotLine, out io.
 			name = name[1 : len(name)-1]
 		}
 		if s.Cat.Lookup(name) == nil && s.Cat.LookupView(name) == nil { // (a view's columns too, SPEC 2.6)
-			return parser.Errorf(c.argPos[0], "unknown stream '%s'; .streams lists them", name)
+			return parser.Errorf(c.argPos[0], "unknown stream or view '%s'; .schema without a name lists them (SPEC 2.6: views too)", name)
 		}
 		return s.execStmt(ctx, sc, &parser.Describe{Name: name, NamePos: c.argPos[0]})
 	case ".format":

@@ -154,7 +154,7 @@ func TestScriptDotErrors(t *testing.T) {
 		{"cmd.sql", 2, "", "error: unknown command .bogus; .help lists the commands\n" + filepath.Join(dir, "cmd.sql") + ", line 3, column 3:\n    .bogus on\n    ^\n"},
 		{"timer.sql", 2, "", "error: .timer takes on or off, not 'maybe'\n" + filepath.Join(dir, "timer.sql") + ", line 1, column 8:"},
 		{"miss.sql", 2, "", "error: cannot read script " + filepath.Join(dir, "nope.sql") + ": no such file or directory\n" + filepath.Join(dir, "miss.sql") + ", line 2, column 7:"},
-		{"schema.sql", 2, "*", "error: unknown stream 'nope'; .streams lists them\n" + filepath.Join(dir, "schema.sql") + ", line 3, column 9:"},
+		{"schema.sql", 2, "*", "error: unknown stream or view 'nope'; .schema without a name lists them (SPEC 2.6: views too)\n" + filepath.Join(dir, "schema.sql") + ", line 3, column 9:"},
 		{"quit.sql", 0, "x\n1\n2\n", ""},
 		{"instmt.sql", 2, "", "error: unknown stream or alias 'x' in 'x.format'"}, // a '.' inside a statement is SQL
 	} {

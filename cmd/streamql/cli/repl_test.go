@@ -398,7 +398,7 @@ func TestREPLMetaCommands(t *testing.T) {
 	if out := h.line(".schema sensors"); !strings.Contains(out, "temperature") || !strings.Contains(out, "VARCHAR") {
 		t.Fatalf(".schema printed:\n%s", out)
 	}
-	if out := h.line(".schema nope"); !strings.Contains(out, "error: unknown stream 'nope'") {
+	if out := h.line(".schema nope"); !strings.Contains(out, "error: unknown stream or view 'nope'") {
 		t.Fatalf(".schema of an unknown stream printed:\n%s", out)
 	}
 	if out := h.line(".format"); !strings.Contains(out, "format: table") {

@@ -1,5 +1,7 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   query.sql:12: stream LeftTable: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
+--   query.sql:19: stream RightTable: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   query.sql:26: the join's rows of L that are late (below its watermark, SPEC 2.7) go to the side output 'late-L'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
 --   query.sql:26: the join's rows of R that are late (below its watermark, SPEC 2.7) go to the side output 'late-R'; Flink has no late output: its streaming join drops them or joins them by processing order, its batch mode joins them
 

@@ -1,5 +1,6 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from query.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   query.sql:9: stream readings: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   query.sql:16: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   query.sql:20: a window's late rows go to the side output 'late-f' (LATE INTO SIDE); Flink drops rows late for a window (SPEC 2.4)
 

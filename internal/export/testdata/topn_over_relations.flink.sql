@@ -1,5 +1,6 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from topn_over_relations.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   topn_over_relations.sql:4: stream sensors: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   topn_over_relations.sql:9: ROW_NUMBER over rows that tie on its ORDER BY: streamql numbers them in arrival order, Flink in an order of its parallel instances, so the rows kept among ties may differ; add a column to ORDER BY that breaks ties
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.

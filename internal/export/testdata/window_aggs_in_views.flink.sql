@@ -1,5 +1,6 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from window_aggs_in_views.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   window_aggs_in_views.sql:4: stream sensors: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   window_aggs_in_views.sql:6: a window's late rows, in the view cnt, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   window_aggs_in_views.sql:8: a window's late rows, in the view hot, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   window_aggs_in_views.sql:11: a window's late rows, in the WITH name lo, go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)

@@ -1,9 +1,11 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from window_over_view.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   window_over_view.sql:3: stream sensors: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   window_over_view.sql:6: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   window_over_view.sql:7: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   window_over_view.sql:10: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 --   window_over_view.sql:12: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
+--   window_over_view.sql:15: stream clicks: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   window_over_view.sql:18: the window's time column ts is BIGINT (epoch ms) in the relation the window reads: Flink windows only a TIMESTAMP time attribute and refuses it; window the stream itself (its export windows the TIMESTAMP rowtime column it adds)
 --   window_over_view.sql:18: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 

@@ -1,5 +1,6 @@
 -- Flink SQL (Flink 2.x), written by `streamql export --flink` from window_session_over_view.sql.
 -- Differences from streamql (SPEC 4; `--strict` refuses them), one per item:
+--   window_session_over_view.sql:3: stream sensors: malformed rows go to the side output 'errors'; Flink has no such output and fails the job at the first one (declare 'errors'='fail' to make streamql do the same)
 --   window_session_over_view.sql:6: a window's late rows go to the side output 'late' (shown once a row reaches it); Flink drops rows late for a window (SPEC 2.4)
 
 -- Window columns of BIGINT event time are epoch milliseconds in UTC.
