@@ -43,13 +43,13 @@ type jaGroup struct {
 	// window TVF's subquery) run on goroutines of their own, each calling
 	// Next, which draws from rng and writes log (a race -race found)
 	mu sync.Mutex
+	// aborts: a checkpoint aborts at random instead of committing, as a
+	// transaction the group refused (jaProc.abort)
+	aborts bool
 	// stops: a run's error is kept in err, not a failure
 	// (TestJoinWindowPartitionMoveStops)
 	stops bool
 	err   error
-	// aborts: a checkpoint aborts at random instead of committing, as a
-	// transaction the group refused (jaProc.abort)
-	aborts bool
 }
 
 // jaProc is one process: its two sources (SourceHandles of one job), its
