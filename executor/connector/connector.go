@@ -150,7 +150,13 @@
 // so a transaction of it that carries no offset, and commits unchecked,
 // holds none of them (kafka's kafkaJob.checkpoint). With
 // 'at-least-once' a crash between the flush and the commit replays from the
-// previous H with the previous e: rows are repeated, never lost. A commit the
+// previous H with the previous e: rows are repeated, never lost. With
+// 'exactly-once' a transaction whose offset commit the group refuses aborts,
+// and every group source of the job rewinds to its last commit, also one
+// whose offsets it did not carry, each telling its state at once (kafka's
+// rewindAborted): a join's state is rebuilt only from both inputs read
+// again (TestKafkaAbortRewindsEveryGroupSource, the executor's
+// TestJoinAggregateReplayAfterAborts). A commit the
 // group refuses (a rebalance began, the generation moved on, the member was
 // removed: a zombie) leaves the offsets uncommitted; the next checkpoint
 // commits them if the partitions are still the process's, else their next

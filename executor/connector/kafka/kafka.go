@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"streamql/executor/connector"
@@ -694,9 +695,7 @@ func (j *kafkaJob) checkpoint(ctx context.Context, at checkpointAt) error {
 				// Aborted: the rows of those offsets are read again, and
 				// written in a later transaction (by whichever process owns
 				// their partitions then).
-				for _, g := range with {
-					g.src.rewind()
-				}
+				rewindAborted(sources, with)
 				return err
 			}
 			return fail(err)
@@ -726,6 +725,40 @@ func (j *kafkaJob) checkpoint(ctx context.Context, at checkpointAt) error {
 		}
 	}
 	return refused
+}
+
+// rewindAborted rewinds, after a transaction aborted because the group
+// moved on (errRebalanced), every group source of the job (sources) to its
+// last commit (kafkaSource.rewind), not only those whose offsets the
+// transaction carried (with), and hands each one's replay the rewind at
+// once (kafkaSource.applyEvents), before any source gives another row.
+// The aborted outputs were made of the rows of every input, and the job's
+// state is rebuilt only from every input read again: an event-time join's
+// pairs need both inputs' rows of a partition (the connector package doc's
+// "A join followed by an aggregate": the aggregate's groups of p are
+// rebuilt from the old pairs the join makes again). A source with nothing
+// to commit (no row read and no frontier moved since its last commit: a
+// join's lagging input, whose Next the join did not call meanwhile) kept
+// its rows in the join's state while the other input dropped its own and
+// the aggregate's groups and read them again from the first: the pairs of
+// rows the kept input had let go were lost, and the groups of p went on
+// from an empty state (a count written again from 1, issue 23 item 6;
+// TestKafkaAbortRewindsEveryGroupSource). A source that reached its end
+// (a bounded one, which the job polls no more) is rewound only when the
+// transaction carried its offsets, as before: read no more, its rows
+// would not come again.
+func rewindAborted(sources []*kafkaSource, with []groupOffsets) {
+	var rewound []*kafkaSource
+	for _, s := range sources {
+		carried := slices.ContainsFunc(with, func(g groupOffsets) bool { return g.src == s })
+		if carried || !s.ended {
+			s.rewind()
+			rewound = append(rewound, s)
+		}
+	}
+	for _, s := range rewound {
+		s.applyEvents()
+	}
 }
 
 // checkpointAt is where kafkaJob.checkpoint runs: midJob or jobEnd.
