@@ -392,7 +392,7 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		ms := arg(0).i
 		if ts[0] == catalog.Varchar {
 			var ok bool
-			if ms, ok = textconv.ParseTimestamp(arg(0).s); !ok {
+			if ms, ok = refParsePrefix("yyyy-MM-dd HH:mm:ss", str(arg(0))); !ok {
 				return null
 			}
 		}
@@ -413,13 +413,13 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if len(vs) == 1 {
 			ms, ok := textconv.ParseTimestamp(arg(0).s)
 			if !ok {
-				ms, ok = refLenientTimestamp(str(arg(0)))
+				ms, ok = refLenientTimestamp(str(arg(0)), false)
 			}
 			return okVal(ok, val{i: ms})
 		}
 		ms, ok := refParseDate(str(arg(1)), str(arg(0)))
 		if !ok {
-			ms, ok = refLenientTimestamp(strings.TrimSpace(str(arg(0))))
+			ms, ok = refLenientTimestamp(strings.TrimSpace(str(arg(0))), true)
 		}
 		return okVal(ok, val{i: ms})
 	case "UNIX_TIMESTAMP":
@@ -995,9 +995,11 @@ func refDateFormat(p string, t time.Time) (string, bool) {
 // yyyy-[MM][M]-[dd][d] then optionally [HH][H]:[mm][m]:[ss][s] and a fraction).
 var refLenientRE = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{0,9}))?)?$`)
 
-// refLenientTimestamp reads s by refLenientRE: a date that time.Date keeps
-// as written (no overflow into the next month), its fraction cut to ms.
-func refLenientTimestamp(s string) (int64, bool) {
+// refLenientTimestamp reads s by refLenientRE, its fraction cut to ms:
+// month 1 to 12, day 1 to 31; a day past the month's end is its last day
+// and the time must be as written (Java's SMART resolving), or with roll
+// every field past its range rolls over (java.sql.Timestamp.valueOf).
+func refLenientTimestamp(s string, roll bool) (int64, bool) {
 	m := refLenientRE.FindStringSubmatch(s)
 	if m == nil {
 		return 0, false
@@ -1008,19 +1010,54 @@ func refLenientTimestamp(s string) (int64, bool) {
 	}
 	frac := (m[7] + "000")[:3]
 	ms, _ := strconv.Atoi(frac)
+	if n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > 31 {
+		return 0, false
+	}
+	if last := time.Date(n[0], time.Month(n[1])+1, 0, 0, 0, 0, 0, time.UTC).Day(); !roll && n[2] > last {
+		n[2] = last // (SMART: the month's last day)
+	}
 	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], ms*1e6, time.UTC)
-	if t.Month() != time.Month(n[1]) || t.Day() != n[2] || t.Hour() != n[3] || t.Minute() != n[4] || t.Second() != n[5] {
+	if !roll && (t.Month() != time.Month(n[1]) || t.Day() != n[2] || t.Hour() != n[3] || t.Minute() != n[4] || t.Second() != n[5]) {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
+// refISODate is Flink's DateTimeUtils.parseDate(String) (TO_DATE without a
+// format), by splitting: the text before the first space (when it is not at
+// the start), cut at its first two hyphens into year, month and day (1 by
+// default), each trimmed and all digits; the date must exist in years 0 to
+// 9999. The result is epoch milliseconds of its midnight.
+func refISODate(s string) (int64, bool) {
+	if k := strings.Index(s, " "); k > 0 {
+		s = s[:k]
+	}
+	parts := strings.SplitN(s, "-", 3)
+	n := []int{0, 1, 1}
+	for k, p := range parts {
+		p = strings.TrimFunc(p, func(r rune) bool { return r <= ' ' })
+		if !regexp.MustCompile(`^[0-9]{1,9}$`).MatchString(p) {
+			return 0, false
+		}
+		n[k], _ = strconv.Atoi(p)
+	}
+	t := time.Date(n[0], time.Month(n[1]), n[2], 0, 0, 0, 0, time.UTC)
+	if n[0] > 9999 || t.Year() != n[0] || int(t.Month()) != n[1] || t.Day() != n[2] {
 		return 0, false
 	}
 	return t.UnixMilli(), true
 }
 
 // refParseDate reads s by a pattern of numeric fields and literals, through a
-// regular expression built from the pattern: the whole of s.
+// regular expression built from the pattern: the whole of s, as Java's
+// DateTimeFormatter resolves SMART (a day of 29 to 31 past the month's end
+// is its last day; any other field out of range does not read).
 func refParseDate(p, s string) (int64, bool) { return refParseDateAt(p, s, true) }
 
-// refParsePrefix is refParseDate of the start of s, what follows ignored
-// (Java's SimpleDateFormat.parse(String): Flink's UNIX_TIMESTAMP, TO_DATE).
+// refParsePrefix is refParseDate of the start of s, what follows ignored,
+// each field past its range rolled over into the next (Java's lenient
+// SimpleDateFormat.parse(String): Flink's UNIX_TIMESTAMP, TO_DATE with a
+// format, DATE_FORMAT of text, CONVERT_TZ).
 func refParsePrefix(p, s string) (int64, bool) { return refParseDateAt(p, s, false) }
 
 func refParseDateAt(p, s string, whole bool) (int64, bool) {
@@ -1087,7 +1124,9 @@ func refParseDateAt(p, s string, whole bool) (int64, bool) {
 			mo = v
 		case 'd':
 			d = v
-		case 'H', 'k':
+		case 'H':
+			h = v
+		case 'k':
 			h = v % 24
 		case 'h', 'K':
 			h = v % 12
@@ -1099,10 +1138,17 @@ func refParseDateAt(p, s string, whole bool) (int64, bool) {
 			ms = v
 		}
 	}
-	if mo < 1 || mo > 12 || d < 1 || d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() || h > 23 || mi > 59 || sec > 59 || ms > 999 || y > 292278994 {
+	if whole {
+		if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 || ms > 999 {
+			return 0, false
+		}
+		d = min(d, time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day())
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC)
+	if t.Year() > 292278994 || t.Year() < -292275055 {
 		return 0, false
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC).UnixMilli(), true
+	return t.UnixMilli(), true
 }
 
 // refJSONPath follows a path ($.a.b, $.a[0], $['k']) through a document
