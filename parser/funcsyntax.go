@@ -13,6 +13,8 @@ import (
 //	a IS DISTINCT FROM b                   a <=> b IS FALSE
 //	s IS [NOT] JSON [SCALAR|ARRAY|...]     (IS_JSON(s [, 'SCALAR'])), NOT for IS NOT
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
+//	JSON_QUERY(s, p WITH CONDITIONAL       JSON_QUERY(s, p , 'WRAPPER=CONDITIONAL' , 'EMPTY=EMPTY ARRAY')
+//	  ARRAY WRAPPER EMPTY ARRAY ON EMPTY)
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
 //	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
 //	x BETWEEN SYMMETRIC a AND b            x BETWEEN LEAST(a, b) AND GREATEST(a, b)
@@ -197,7 +199,22 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported, but for NULL ON EMPTY and NULL ON ERROR: it gives NULL for both")
 		}
 		return []edit{{t.Offset, ty.End(), ", '" + strings.ToUpper(ty.Text) + "'"}}, nil
-	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_QUERY") || inCall(r, i, "JSON_EXISTS")):
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && inCall(r, i, "JSON_QUERY"):
+		// {NULL | EMPTY ARRAY | EMPTY OBJECT} ON {EMPTY | ERROR}: a clause
+		// argument 'EMPTY=…' or 'ERROR=…' (executor/expr.jsonQueryOptions)
+		from, what := i-1, ""
+		switch b := toks[i-1]; {
+		case i >= 3 && toks[i-2].is("EMPTY") && (b.is("ARRAY") || b.is("OBJECT")):
+			from, what = i-2, "EMPTY "+strings.ToUpper(b.Text)
+		case i >= 2 && b.is("NULL"):
+			what = "NULL"
+		case i >= 2 && b.is("ERROR"):
+			return nil, Errorf(b.Offset, "JSON_QUERY's ERROR ON EMPTY / ON ERROR (fail the job) is not supported yet: write NULL, EMPTY ARRAY or EMPTY OBJECT ON %s, and test the result", strings.ToUpper(at(i+1).Text))
+		default:
+			return nil, Errorf(b.Offset, "JSON_QUERY takes NULL, EMPTY ARRAY or EMPTY OBJECT before ON %s", strings.ToUpper(at(i+1).Text))
+		}
+		return []edit{{toks[from].Offset, at(i + 1).End(), ", '" + strings.ToUpper(at(i+1).Text) + "=" + what + "'"}}, nil
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_EXISTS")):
 		// Flink's defaults are what streamql does, so their spellings are
 		// taken (dropped): NULL ON EMPTY / ERROR, JSON_EXISTS' FALSE ON ERROR
 		if b := toks[i-1]; i >= 2 && (b.is("NULL") && !inCall(r, i, "JSON_EXISTS") || b.is("FALSE") && at(i+1).is("ERROR") && inCall(r, i, "JSON_EXISTS")) {
@@ -210,18 +227,25 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 			return blankToks(toks, i-1, i+2), nil
 		}
 		return nil, Errorf(toks[i-1].Offset, "this ON NULL clause is not supported: JSON_OBJECT writes NULL values as null (NULL ON NULL), JSON_ARRAY leaves them out (ABSENT ON NULL), Flink's defaults")
-	case t.is("WITHOUT") && inCall(r, i, "JSON_QUERY"):
-		// WITHOUT [ARRAY] WRAPPER: the default, dropped
-		end := i + 1
+	case (t.is("WITHOUT") || t.is("WITH")) && inCall(r, i, "JSON_QUERY"):
+		// WITHOUT [ARRAY] WRAPPER, WITH [CONDITIONAL | UNCONDITIONAL]
+		// [ARRAY] WRAPPER (UNCONDITIONAL by default, the SQL standard's): a
+		// clause argument 'WRAPPER=…' (executor/expr.jsonQueryOptions)
+		end, what := i+1, "WITHOUT"
+		if t.is("WITH") {
+			what = "UNCONDITIONAL"
+			if at(end).is("CONDITIONAL") || at(end).is("UNCONDITIONAL") {
+				what = strings.ToUpper(at(end).Text)
+				end++
+			}
+		}
 		if at(end).is("ARRAY") {
 			end++
 		}
 		if !at(end).is("WRAPPER") {
-			return nil, Errorf(at(end).Offset, "write WITHOUT ARRAY WRAPPER")
+			return nil, Errorf(at(end).Offset, "write WITHOUT [ARRAY] WRAPPER or WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER")
 		}
-		return blankToks(toks, i, end+1), nil
-	case t.is("WITH") && inCall(r, i, "JSON_QUERY"):
-		return nil, Errorf(t.Offset, "JSON_QUERY's WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER is not supported yet: it gives the value at the path as it is (WITHOUT ARRAY WRAPPER, Flink's default); wrap it with JSON_ARRAY(…) where it must be an array")
+		return []edit{{t.Offset, at(end).End(), ", 'WRAPPER=" + what + "'"}}, nil
 	case (t.is("KEY") || t.is("VALUE")) && inCall(r, i, "JSON_OBJECT"):
 		if t.is("KEY") {
 			return []edit{{t.Offset, t.End(), blank(t.Text)}}, nil

@@ -235,9 +235,16 @@ var flinkExamples = map[string][]flinkCase{
 
 	"JSON_VALUE": {{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "true"},
 		{`JSON_VALUE('{"a.b": [0.998,0.996]}','$.["a.b"][0]' RETURNING DOUBLE)`, "0.998"}, {`JSON_VALUE('{"a": "x"}', '$.a' RETURNING BIGINT)`, "NULL"}, {`JSON_VALUE('{"a": true}', 'lax $.b')`, "NULL"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]')`, "0.998"},
-		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}},
-	"JSON_QUERY":  {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"}},
-	"JSON_EXISTS": {{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"}},
+		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}, {`JSON_VALUE('{"a": [1]}', '$.a[*]')`, "NULL"}},
+	// Flink's SqlJsonUtils.jsonQuery, lax mode: a wildcard path's list, the wrapper, then the ON EMPTY (nothing, null, an unwrapped scalar) or ON ERROR (invalid JSON) behaviour
+	"JSON_QUERY": {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"},
+		{`JSON_QUERY('{"a": [{"b": 1}, {"c": 2}, {"b": "x"}]}', '$.a[*].b')`, `[1,"x"]`}, {`JSON_QUERY('{"a": [1, {"b": 2}]}', '$.a[*]')`, `[1,{"b":2}]`}, {`JSON_QUERY('{"a": []}', '$.a[*]')`, "[]"},
+		{`JSON_QUERY('{"k": {"x": 1, "y": [2]}}', '$.k.*')`, "[1,[2]]"}, {`JSON_QUERY('{"a": 1}', '$.a' WITH CONDITIONAL ARRAY WRAPPER)`, "[1]"}, {`JSON_QUERY('{"a": [1]}', '$.a' WITH CONDITIONAL WRAPPER)`, "[1]"},
+		{`JSON_QUERY('{"a": [1]}', '$.a' WITH UNCONDITIONAL ARRAY WRAPPER)`, "[[1]]"}, {`JSON_QUERY('{"a": "x"}', '$.a' WITH WRAPPER)`, `["x"]`}, {`JSON_QUERY('{"a": 1}', '$.b' WITH WRAPPER)`, "NULL"},
+		{`JSON_QUERY('{"a": 1}', '$.b' EMPTY ARRAY ON EMPTY)`, "[]"}, {`JSON_QUERY('{"a": null}', '$.a' EMPTY OBJECT ON EMPTY)`, "{}"}, {`JSON_QUERY('{"a": 1}', '$.a' WITHOUT ARRAY WRAPPER EMPTY OBJECT ON EMPTY)`, "{}"},
+		{`JSON_QUERY('oops', '$.a' EMPTY ARRAY ON EMPTY)`, "NULL"}, {`JSON_QUERY('oops', '$.a' NULL ON EMPTY EMPTY OBJECT ON ERROR)`, "{}"}, {`JSON_QUERY('{"a": [1, 2]}', '$.a[*]' WITH UNCONDITIONAL WRAPPER)`, "[[1,2]]"}},
+	"JSON_EXISTS": {{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
+		{`JSON_EXISTS('{"a": []}', '$.a[*]')`, "true"}, {`JSON_EXISTS('oops', '$.a[*]')`, "false"}}, // (a wildcard path finds a list, even an empty one: Jayway's indefinite path)
 	"IS_JSON": {{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"}, {"NULL IS JSON", "false"},
 		{"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'1' IS JSON OBJECT", "false"}, {"'{}' IS JSON SCALAR", "false"}, {"'{}' IS JSON ARRAY", "false"},
 		{"'{}' IS JSON OBJECT", "true"}, {"'abc' IS NOT JSON", "true"}, {"IS_JSON('[]', 'ARRAY')", "true"}},

@@ -129,6 +129,15 @@ func FuzzKernels(f *testing.F) {
 			f.Add(q, int64(0), 0.0, text, false, int64(0))
 		}
 	}
+	// JSON paths with wildcards (a list) and JSON_QUERY's clauses
+	for _, doc := range []string{`{"a": [1, {"b": 2}, {"b": [3]}, null, "x"]}`, `{"a": {"k": 1, "m": {"b": true}}}`, `{"a": []}`, `[{"a": 1}, {"a": [2]}]`, `{"a": 5}`, `nope`} {
+		for _, q := range []string{"JSON_QUERY(s, '$.a[*]')", "JSON_QUERY(s, '$.a[*].b')", "JSON_QUERY(s, '$.a.*')", "JSON_QUERY(s, '$[*].a')", "JSON_QUERY(s, '$.*[0]')",
+			"JSON_QUERY(s, '$.a' WITH CONDITIONAL ARRAY WRAPPER)", "JSON_QUERY(s, '$.a' WITH UNCONDITIONAL WRAPPER)", "JSON_QUERY(s, '$.a[*]' WITH ARRAY WRAPPER)",
+			"JSON_QUERY(s, '$.a' EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR)", "JSON_QUERY(s, '$.b' WITHOUT WRAPPER EMPTY OBJECT ON EMPTY)",
+			"JSON_VALUE(s, '$.a[*]')", "JSON_EXISTS(s, '$.a[*].b')", "JSON_EXISTS(s, '$.*')"} {
+			f.Add(q, int64(0), 0.0, doc, false, int64(0))
+		}
+	}
 	// text that is not UTF-8 (FROM_BASE64, URL_DECODE can make it): the bytes stay as they are
 	for _, q := range []string{"SPLIT_INDEX(s, '', 0)", "SPLIT_INDEX(s, '', 1)", "SPLIT(s, '')", "SPLIT(s, 'a')", "REVERSE(s)", "ARRAY_DISTINCT(SPLIT(s, ''))", "OVERLAY(s PLACING 'x' FROM 2)"} {
 		f.Add(q, int64(2), 0.0, "\x84a \xff\xe2\x82", false, int64(0))

@@ -489,7 +489,16 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 			return null
 		}
 		return val{i: d.Quo(d, big.NewInt(step)).Int64()}
-	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+	case "JSON_QUERY":
+		return refJSONQuery(arg(0).s, str(arg(1)), vs[2:])
+	case "JSON_VALUE", "JSON_EXISTS":
+		if _, indef := refJSONPathAll(arg(0).s, str(arg(1))); indef {
+			// a wildcard finds a list: not a scalar (JSON_VALUE's empty), but found, even when empty
+			if fn == "JSON_EXISTS" {
+				return val{b: json.Valid(arg(0).s)}
+			}
+			return null
+		}
 		raw, ok := refJSONPath(arg(0).s, str(arg(1)))
 		ok = ok && json.Valid(arg(0).s)
 		if fn == "JSON_EXISTS" {
@@ -1187,6 +1196,115 @@ func refJSONPath(doc []byte, path string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return cur, true
+}
+
+// refJSONPathAll evaluates a path with wildcards (.* and [*]) over doc, as
+// Jayway JsonPath's indefinite paths: every member value of an object and
+// every element of an array, in the document's order, steps that do not
+// apply to a value dropping it. indefinite is false for a path without a
+// wildcard (refJSONPath reads those).
+func refJSONPathAll(doc []byte, path string) (list []json.RawMessage, indefinite bool) {
+	path = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(path, "lax "), "strict "))
+	if !strings.HasPrefix(path, "$") || !strings.Contains(path, "*") {
+		return nil, false
+	}
+	steps := regexp.MustCompile(`\.\*|\[\*\]|\.([^.\[]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]`).FindAllStringSubmatch(path[1:], -1)
+	cur := []json.RawMessage{bytes.TrimSpace(doc)}
+	for _, st := range steps {
+		var next []json.RawMessage
+		for _, v := range cur {
+			switch {
+			case st[0] == ".*" || st[0] == "[*]":
+				if len(v) > 0 && v[0] == '[' {
+					var arr []json.RawMessage
+					_ = json.Unmarshal(v, &arr)
+					next = append(next, arr...)
+				} else if len(v) > 0 && v[0] == '{' {
+					dec := json.NewDecoder(bytes.NewReader(v))
+					_, _ = dec.Token()
+					for dec.More() {
+						_, _ = dec.Token() // (the key)
+						var m json.RawMessage
+						_ = dec.Decode(&m)
+						next = append(next, m)
+					}
+				}
+			case st[2] != "":
+				n, _ := strconv.Atoi(st[2])
+				var arr []json.RawMessage
+				if len(v) > 0 && v[0] == '[' && json.Unmarshal(v, &arr) == nil && n < len(arr) {
+					next = append(next, arr[n])
+				}
+			default:
+				var obj map[string]json.RawMessage
+				if len(v) > 0 && v[0] == '{' && json.Unmarshal(v, &obj) == nil {
+					if m, ok := obj[strings.Trim(st[1]+st[3]+st[4], `"`)]; ok {
+						next = append(next, m)
+					}
+				}
+			}
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// refJSONQuery is Calcite's (Flink's SqlJsonUtils) jsonQuery in lax mode:
+// opts are the parser's clause arguments ('WRAPPER=…', 'EMPTY=…',
+// 'ERROR=…'). Invalid JSON is the ON ERROR behaviour; nothing found, JSON
+// null, or a scalar after the wrapper is applied, the ON EMPTY one; else
+// the value (a wildcard path's list as an array), wrapped as asked, as
+// compact JSON.
+func refJSONQuery(doc []byte, path string, opts []val) val {
+	wrapper, onEmpty, onError := "WITHOUT", "NULL", "NULL"
+	for _, o := range opts {
+		k, v, _ := strings.Cut(string(o.s), "=")
+		switch k {
+		case "WRAPPER":
+			wrapper = v
+		case "EMPTY":
+			onEmpty = v
+		case "ERROR":
+			onError = v
+		}
+	}
+	behave := func(b string) val {
+		switch b {
+		case "EMPTY ARRAY":
+			return val{s: []byte("[]")}
+		case "EMPTY OBJECT":
+			return val{s: []byte("{}")}
+		}
+		return val{null: true}
+	}
+	if !json.Valid(doc) {
+		return behave(onError)
+	}
+	var value []byte
+	if list, indef := refJSONPathAll(doc, path); indef {
+		parts := make([][]byte, len(list))
+		for k, m := range list {
+			parts[k] = m
+		}
+		value = append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']')
+	} else {
+		raw, ok := refJSONPath(doc, path)
+		if !ok || string(raw) == "null" {
+			return behave(onEmpty)
+		}
+		value = raw
+	}
+	if wrapper == "UNCONDITIONAL" || wrapper == "CONDITIONAL" && value[0] != '[' {
+		value = append(append([]byte("["), value...), ']')
+	}
+	if value[0] != '[' && value[0] != '{' {
+		return behave(onEmpty)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, value) != nil {
+		return val{null: true}
+	}
+	return val{s: buf.Bytes()}
 }
 
 // refJSON is a value as JSON text.
