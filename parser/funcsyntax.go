@@ -13,6 +13,7 @@ import (
 //	a IS DISTINCT FROM b                   a <=> b IS FALSE
 //	s IS [NOT] JSON [SCALAR|ARRAY|...]     (IS_JSON(s [, 'SCALAR'])), NOT for IS NOT
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
+//	JSON_VALUE(s, p DEFAULT d ON EMPTY)    JSON_VALUE(s, p , 'DEFAULT ON EMPTY', d)
 //	JSON_QUERY(s, p WITH CONDITIONAL       JSON_QUERY(s, p , 'WRAPPER=CONDITIONAL' , 'EMPTY=EMPTY ARRAY')
 //	  ARRAY WRAPPER EMPTY ARRAY ON EMPTY)
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
@@ -195,8 +196,8 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		if ty.Kind != TokIdent {
 			return nil, Errorf(ty.Offset, "RETURNING takes a type: BIGINT, DOUBLE, BOOLEAN or VARCHAR")
 		}
-		if n := at(i + 2); !n.isOp(")") && !(n.is("NULL") && at(i+3).is("ON")) {
-			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported, but for NULL ON EMPTY and NULL ON ERROR: it gives NULL for both")
+		if n := at(i + 2); !n.isOp(")") && !(n.is("NULL") && at(i+3).is("ON")) && !n.is("DEFAULT") {
+			return nil, Errorf(n.Offset, "JSON_VALUE takes NULL ON EMPTY / ON ERROR or DEFAULT … ON EMPTY / ON ERROR after RETURNING type")
 		}
 		return []edit{{t.Offset, ty.End(), ", '" + strings.ToUpper(ty.Text) + "'"}}, nil
 	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && inCall(r, i, "JSON_QUERY"):
@@ -214,13 +215,29 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 			return nil, Errorf(b.Offset, "JSON_QUERY takes NULL, EMPTY ARRAY or EMPTY OBJECT before ON %s", strings.ToUpper(at(i+1).Text))
 		}
 		return []edit{{toks[from].Offset, at(i + 1).End(), ", '" + strings.ToUpper(at(i+1).Text) + "=" + what + "'"}}, nil
+	case t.is("DEFAULT") && inCall(r, i, "JSON_VALUE"):
+		// DEFAULT d ON {EMPTY | ERROR}: the arguments 'DEFAULT ON EMPTY', d
+		// (the planner's ruleJSONValue)
+		on := defaultsOn(r, i)
+		if on < 0 {
+			return nil, Errorf(t.Offset, "write DEFAULT <value> ON EMPTY or DEFAULT <value> ON ERROR")
+		}
+		if on == i+1 {
+			return nil, Errorf(at(on).Offset, "DEFAULT needs a value before ON %s", strings.ToUpper(at(on+1).Text))
+		}
+		return []edit{{t.Offset, t.End(), ", 'DEFAULT ON " + strings.ToUpper(at(on+1).Text) + "',"}, {at(on).Offset, at(on + 1).End(), blank(at(on).Text) + " " + blank(at(on+1).Text)}}, nil
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && inCall(r, i, "JSON_VALUE") && defaultBefore(r, i):
+		return nil, nil // (DEFAULT d ON …: the DEFAULT case's)
 	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_EXISTS")):
 		// Flink's defaults are what streamql does, so their spellings are
 		// taken (dropped): NULL ON EMPTY / ERROR, JSON_EXISTS' FALSE ON ERROR
 		if b := toks[i-1]; i >= 2 && (b.is("NULL") && !inCall(r, i, "JSON_EXISTS") || b.is("FALSE") && at(i+1).is("ERROR") && inCall(r, i, "JSON_EXISTS")) {
 			return blankToks(toks, i-1, i+2), nil
 		}
-		return nil, Errorf(toks[i-1].Offset, "the ON EMPTY / ON ERROR clauses are not supported but for the defaults (NULL ON EMPTY, NULL ON ERROR; JSON_EXISTS' FALSE ON ERROR): the JSON functions give NULL (JSON_EXISTS FALSE) for both")
+		if inCall(r, i, "JSON_VALUE") {
+			return nil, Errorf(toks[i-1].Offset, "JSON_VALUE takes NULL ON %[1]s or DEFAULT <value> ON %[1]s (ERROR ON %[1]s, which fails the job in Flink, is not supported yet)", strings.ToUpper(at(i+1).Text))
+		}
+		return nil, Errorf(toks[i-1].Offset, "JSON_EXISTS takes FALSE ON ERROR, its default, only (TRUE, UNKNOWN and ERROR ON ERROR are not supported yet)")
 	case t.is("ON") && at(i+1).is("NULL") && (inCall(r, i, "JSON_OBJECT") || inCall(r, i, "JSON_ARRAY")):
 		// the defaults: JSON_OBJECT's NULL ON NULL, JSON_ARRAY's ABSENT ON NULL
 		if b := toks[i-1]; i >= 2 && (b.is("NULL") && inCall(r, i, "JSON_OBJECT") || b.is("ABSENT") && inCall(r, i, "JSON_ARRAY")) {
@@ -253,6 +270,41 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		return []edit{{t.Offset, t.End(), ","}}, nil
 	}
 	return nil, nil
+}
+
+// defaultsOn returns the index of the ON (followed by EMPTY or ERROR) that
+// ends the DEFAULT clause at token i of a JSON_VALUE call, at the same
+// depth, or -1 when there is none before the call's end or a comma.
+func defaultsOn(r *region, i int) int {
+	for j := i + 1; j+1 < len(r.toks) && r.depth[j] >= r.depth[i]; j++ {
+		if r.depth[j] != r.depth[i] {
+			continue
+		}
+		if r.toks[j].isOp(",") { // (a parenthesis at this depth is the value's own; the call's is above it)
+			return -1
+		}
+		if r.toks[j].is("ON") && (r.toks[j+1].is("EMPTY") || r.toks[j+1].is("ERROR")) {
+			return j
+		}
+	}
+	return -1
+}
+
+// defaultBefore reports whether the ON at token i ends a DEFAULT clause
+// (defaultsOn).
+func defaultBefore(r *region, i int) bool {
+	for j := i - 1; j > 0 && r.depth[j] >= r.depth[i]; j-- {
+		if r.depth[j] != r.depth[i] {
+			continue
+		}
+		if r.toks[j].is("DEFAULT") {
+			return defaultsOn(r, j) == i
+		}
+		if k := r.toks[j]; k.isOp(",") || k.is("EMPTY") || k.is("ERROR") {
+			return false
+		}
+	}
+	return false
 }
 
 // blankToks returns the edits that blank tokens from to to-1 (a clause

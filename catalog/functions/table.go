@@ -309,9 +309,10 @@ var Functions = []Function{
 		Doc: "TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.SSS]' literal", Example: "TIMESTAMP '2021-01-18 13:08:29'"},
 
 	// ---- JSON over VARCHAR ----
-	{Name: "JSON_VALUE", Group: "json", Rule: true, Sigs: []Sig{sig(tStr, tStr, tStr), sig(tAny, tStr, tStr, tStr)}, Nulls: nullsAny,
-		Failure: "NULL for invalid JSON, a path that finds nothing or finds an object or array (Flink's NULL ON ERROR / ON EMPTY); an invalid constant path is a planning error",
-		Doc:     "JSON_VALUE(json, path [RETURNING BIGINT|DOUBLE|BOOLEAN|VARCHAR]): the scalar at a path ($.a.b, $.a[0], $['k']; lax mode), as text or the type (a value that does not convert gives NULL; a path with a wildcard finds a list, not a scalar: NULL)",
+	{Name: "JSON_VALUE", Group: "json", Rule: true, Sigs: []Sig{sig(tStr, tStr, tStr), sig(tAny, tStr, tStr, tStr)},
+		Nulls:   "NULL if the JSON text or the path is NULL; a DEFAULT value is given as it is, NULL too",
+		Failure: "the ON ERROR behaviour for invalid JSON, the ON EMPTY one for a path that finds nothing, JSON null, an object or an array: NULL, or DEFAULT value (Flink's lax mode); an invalid constant path is a planning error",
+		Doc:     "JSON_VALUE(json, path [RETURNING BIGINT|DOUBLE|BOOLEAN|VARCHAR] [{NULL | DEFAULT v} ON EMPTY] [{NULL | DEFAULT v} ON ERROR]): the scalar at a path ($.a.b, $.a[0], $['k']; lax mode), as text or the type (a value that does not convert gives NULL; a path with a wildcard finds a list, not a scalar: empty)",
 		Example: `JSON_VALUE('{"a": true}', '$.a') = 'true'`},
 	{Name: "JSON_QUERY", Group: "json", Sigs: []Sig{sig(tStr, tStr, tStr), vsig(tStr, tStr, tStr, tStr)}, Nulls: nullsAny,
 		Failure: "the ON ERROR behaviour for invalid JSON, the ON EMPTY one for a path that finds nothing, JSON null or (WITHOUT WRAPPER) a scalar: NULL by default, or EMPTY ARRAY ('[]') or EMPTY OBJECT ('{}'); an invalid constant path is a planning error",

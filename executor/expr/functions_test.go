@@ -235,7 +235,13 @@ var flinkExamples = map[string][]flinkCase{
 
 	"JSON_VALUE": {{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "true"},
 		{`JSON_VALUE('{"a.b": [0.998,0.996]}','$.["a.b"][0]' RETURNING DOUBLE)`, "0.998"}, {`JSON_VALUE('{"a": "x"}', '$.a' RETURNING BIGINT)`, "NULL"}, {`JSON_VALUE('{"a": true}', 'lax $.b')`, "NULL"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]')`, "0.998"},
-		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}, {`JSON_VALUE('{"a": [1]}', '$.a[*]')`, "NULL"}},
+		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}, {`JSON_VALUE('{"a": [1]}', '$.a[*]')`, "NULL"},
+		// Flink's SqlJsonUtils.jsonValue, lax: nothing, JSON null, an object or an array is ON EMPTY's; text that does not parse ON ERROR's; the DEFAULT converted to the RETURNING type
+		{`JSON_VALUE('{"a": 1}', '$.b' DEFAULT 'none' ON EMPTY)`, "none"}, {`JSON_VALUE('{"a": null}', '$.a' DEFAULT 'none' ON EMPTY)`, "none"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a' DEFAULT 'none' ON EMPTY)`, "none"},
+		{`JSON_VALUE('{"a": 1}', '$.a' DEFAULT 'none' ON EMPTY)`, "1"}, {`JSON_VALUE('oops', '$.a' DEFAULT 'none' ON EMPTY)`, "NULL"}, {`JSON_VALUE('oops', '$.a' NULL ON EMPTY DEFAULT 'bad' ON ERROR)`, "bad"},
+		{`JSON_VALUE('{"a": [1]}', '$.a[*]' DEFAULT 'list' ON EMPTY DEFAULT 'bad' ON ERROR)`, "list"}, {`JSON_VALUE('{"a": "7"}', '$.a' RETURNING BIGINT DEFAULT 0 ON EMPTY) + 1`, "8"},
+		{`JSON_VALUE('{}', '$.a' RETURNING BIGINT DEFAULT 2 + 3 ON EMPTY)`, "5"}, {`JSON_VALUE('{}', '$.a' RETURNING DOUBLE DEFAULT 2 ON EMPTY)`, "2.0"}, {`JSON_VALUE(CAST(NULL AS VARCHAR), '$.a' DEFAULT 'x' ON EMPTY DEFAULT 'y' ON ERROR)`, "NULL"},
+		{`JSON_VALUE('{}', '$.a' DEFAULT CAST(NULL AS VARCHAR) ON EMPTY)`, "NULL"}},
 	// Flink's SqlJsonUtils.jsonQuery, lax mode: a wildcard path's list, the wrapper, then the ON EMPTY (nothing, null, an unwrapped scalar) or ON ERROR (invalid JSON) behaviour
 	"JSON_QUERY": {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"},
 		{`JSON_QUERY('{"a": [{"b": 1}, {"c": 2}, {"b": "x"}]}', '$.a[*].b')`, `[1,"x"]`}, {`JSON_QUERY('{"a": [1, {"b": 2}]}', '$.a[*]')`, `[1,{"b":2}]`}, {`JSON_QUERY('{"a": []}', '$.a[*]')`, "[]"},
