@@ -534,7 +534,7 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "", err
 		}
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
-	case "position", "similar_to", "is_json", "json_value", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
+	case "position", "similar_to", "is_json", "json_value", "json_query", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
 		if out, ok, err := p.flinkSyntax(name, n); ok || err != nil {
 			return out, err
 		}
@@ -599,7 +599,8 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 // flinkSyntax prints the calls the parser made of Flink's own syntax
 // (parser/funcsyntax.go) in that syntax again, which is the only one Flink's
 // SQL parser takes: POSITION(a IN s), s SIMILAR TO p, s IS JSON [kind],
-// JSON_VALUE(s, p RETURNING t), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
+// JSON_VALUE(s, p RETURNING t DEFAULT d ON EMPTY ...), JSON_QUERY(s, p WITH
+// CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY ...), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
 // MAP[...], ROW(...). false when n's arguments are not of that form.
 func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, error) {
 	parts, err := p.exprs(n.Args...)
@@ -630,12 +631,54 @@ func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, e
 			return "(" + parts[0] + ") IS JSON " + strings.ToUpper(kind), true, nil
 		}
 	case "json_value":
-		if ty, ok := lit(2); ok && len(parts) == 3 {
-			if strings.EqualFold(ty, "VARCHAR") {
-				ty = "STRING"
-			}
-			return "JSON_VALUE(" + parts[0] + ", " + parts[1] + " RETURNING " + strings.ToUpper(ty) + ")", true, nil
+		// RETURNING t, DEFAULT d ON EMPTY / ON ERROR: 't', 'DEFAULT ON EMPTY', d
+		if len(parts) < 3 {
+			break
 		}
+		var sb strings.Builder
+		sb.WriteString("JSON_VALUE(" + parts[0] + ", " + parts[1])
+		for k := 2; k < len(parts); k++ {
+			v, ok := lit(k)
+			switch {
+			case !ok:
+				return "", false, nil
+			case (v == "DEFAULT ON EMPTY" || v == "DEFAULT ON ERROR") && k+1 < len(parts):
+				sb.WriteString(" DEFAULT (" + parts[k+1] + ")" + strings.TrimPrefix(v, "DEFAULT"))
+				k++
+			case k == 2:
+				if strings.EqualFold(v, "VARCHAR") {
+					v = "STRING"
+				}
+				sb.WriteString(" RETURNING " + strings.ToUpper(v))
+			default:
+				return "", false, nil
+			}
+		}
+		return sb.String() + ")", true, nil
+	case "json_query":
+		// the clauses, 'WRAPPER=…', 'EMPTY=…', 'ERROR=…', in the order written
+		if len(parts) < 3 {
+			break
+		}
+		var sb strings.Builder
+		sb.WriteString("JSON_QUERY(" + parts[0] + ", " + parts[1])
+		for k := 2; k < len(parts); k++ {
+			v, ok := lit(k)
+			key, what, _ := strings.Cut(v, "=")
+			switch {
+			case !ok:
+				return "", false, nil
+			case key == "WRAPPER" && what == "WITHOUT":
+				sb.WriteString(" WITHOUT ARRAY WRAPPER")
+			case key == "WRAPPER":
+				sb.WriteString(" WITH " + what + " ARRAY WRAPPER")
+			case key == "EMPTY" || key == "ERROR":
+				sb.WriteString(" " + what + " ON " + key)
+			default:
+				return "", false, nil
+			}
+		}
+		return sb.String() + ")", true, nil
 	case "json_object":
 		if len(parts)%2 == 0 {
 			var kv []string
