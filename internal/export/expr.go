@@ -635,50 +635,35 @@ func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, e
 		if len(parts) < 3 {
 			break
 		}
-		var sb strings.Builder
-		sb.WriteString("JSON_VALUE(" + parts[0] + ", " + parts[1])
-		for k := 2; k < len(parts); k++ {
-			v, ok := lit(k)
+		out, ok := clauseCall("JSON_VALUE", parts, lit, func(k int, v string) (string, int, bool) {
 			switch {
-			case !ok:
-				return "", false, nil
 			case (v == "DEFAULT ON EMPTY" || v == "DEFAULT ON ERROR") && k+1 < len(parts):
-				sb.WriteString(" DEFAULT (" + parts[k+1] + ")" + strings.TrimPrefix(v, "DEFAULT"))
-				k++
+				return " DEFAULT (" + parts[k+1] + ")" + strings.TrimPrefix(v, "DEFAULT"), 2, true
+			case k == 2 && strings.EqualFold(v, "VARCHAR"):
+				return " RETURNING STRING", 1, true
 			case k == 2:
-				if strings.EqualFold(v, "VARCHAR") {
-					v = "STRING"
-				}
-				sb.WriteString(" RETURNING " + strings.ToUpper(v))
-			default:
-				return "", false, nil
+				return " RETURNING " + strings.ToUpper(v), 1, true
 			}
-		}
-		return sb.String() + ")", true, nil
+			return "", 0, false
+		})
+		return out, ok, nil
 	case "json_query":
 		// the clauses, 'WRAPPER=…', 'EMPTY=…', 'ERROR=…', in the order written
 		if len(parts) < 3 {
 			break
 		}
-		var sb strings.Builder
-		sb.WriteString("JSON_QUERY(" + parts[0] + ", " + parts[1])
-		for k := 2; k < len(parts); k++ {
-			v, ok := lit(k)
-			key, what, _ := strings.Cut(v, "=")
-			switch {
-			case !ok:
-				return "", false, nil
+		out, ok := clauseCall("JSON_QUERY", parts, lit, func(_ int, v string) (string, int, bool) {
+			switch key, what, _ := strings.Cut(v, "="); {
 			case key == "WRAPPER" && what == "WITHOUT":
-				sb.WriteString(" WITHOUT ARRAY WRAPPER")
+				return " WITHOUT ARRAY WRAPPER", 1, true
 			case key == "WRAPPER":
-				sb.WriteString(" WITH " + what + " ARRAY WRAPPER")
+				return " WITH " + what + " ARRAY WRAPPER", 1, true
 			case key == "EMPTY" || key == "ERROR":
-				sb.WriteString(" " + what + " ON " + key)
-			default:
-				return "", false, nil
+				return " " + what + " ON " + key, 1, true
 			}
-		}
-		return sb.String() + ")", true, nil
+			return "", 0, false
+		})
+		return out, ok, nil
 	case "json_object":
 		if len(parts)%2 == 0 {
 			var kv []string
@@ -695,6 +680,28 @@ func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, e
 		return "ROW(" + strings.Join(parts, ", ") + ")", true, nil
 	}
 	return "", false, nil
+}
+
+// clauseCall prints name(parts[0], parts[1] clauses) for a call whose
+// arguments from 2 on are the parser's clause literals (lit reads one):
+// each prints the clause at argument k of text v and says how many
+// arguments it takes; false when one is not a clause.
+func clauseCall(name string, parts []string, lit func(int) (string, bool), each func(k int, v string) (string, int, bool)) (string, bool) {
+	var sb strings.Builder
+	sb.WriteString(name + "(" + parts[0] + ", " + parts[1])
+	for k := 2; k < len(parts); {
+		v, ok := lit(k)
+		if !ok {
+			return "", false
+		}
+		text, n, ok := each(k, v)
+		if !ok {
+			return "", false
+		}
+		sb.WriteString(text)
+		k += n
+	}
+	return sb.String() + ")", true
 }
 
 // timeLiteral prints DATE 'd', TIME 't' and TIMESTAMP 'ts' (TiDB's
