@@ -177,3 +177,69 @@ func TestOrderByProcTimeIsArrivalOrderProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestOverByProcTimeIsArrivalOrderProperty: an OVER aggregation ordered by a
+// processing-time attribute (a column AS PROCTIME(), or PROCTIME() itself)
+// handles each row as it arrives, as Flink's proctime OVER
+// (ProcTimeRowsBoundedPrecedingFunction, ProcTimeUnboundedPrecedingFunction):
+// its frame is the row and the n rows of its partition before it in arrival
+// order (ROWS BETWEEN n PRECEDING), or every one before it (UNBOUNDED
+// PRECEDING, ROWS or RANGE, and the default frame). Over random rows pushed
+// from Go one by one, the insert-only output equals a separately
+// written reference's: per row, COUNT, SUM, MIN and MAX over the last n+1
+// values of its key in the order they were pushed.
+func TestOverByProcTimeIsArrivalOrderProperty(t *testing.T) {
+	const setup = "CREATE STREAM ev (k BIGINT, v BIGINT, pt AS PROCTIME()) WITH ('connector'='go')"
+	for seed := int64(0); seed < 32; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		keys := 1 + rng.Intn(3)
+		var rows [][]any
+		for i := 0; i < 1+rng.Intn(40); i++ {
+			rows = append(rows, []any{int64(rng.Intn(keys)), int64(rng.Intn(100) - 50)})
+		}
+		order := "pt"
+		if seed&1 != 0 {
+			order = "PROCTIME()"
+		}
+		n, frame := -1, "" // (-1: unbounded)
+		switch seed / 2 % 4 {
+		case 1:
+			frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		case 2:
+			frame = " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		case 3:
+			n = rng.Intn(4)
+			frame = fmt.Sprintf(" ROWS BETWEEN %d PRECEDING AND CURRENT ROW", n)
+		}
+		part := "PARTITION BY k "
+		if seed&8 != 0 {
+			part = ""
+		}
+		query := fmt.Sprintf("SELECT k, v, COUNT(*) OVER w AS c, SUM(v) OVER w AS s, MIN(v) OVER w AS lo, MAX(v) OVER w AS hi FROM ev WINDOW w AS (%sORDER BY %s%s)", part, order, frame)
+		// the reference: each partition's values in the order pushed
+		seen := map[int64][]int64{}
+		var want []string
+		for _, r := range rows {
+			k, v := r[0].(int64), r[1].(int64)
+			pk := k
+			if part == "" {
+				pk = 0
+			}
+			seen[pk] = append(seen[pk], v)
+			fr := seen[pk]
+			if n >= 0 && len(fr) > n+1 {
+				fr = fr[len(fr)-n-1:]
+			}
+			sum, lo, hi := int64(0), fr[0], fr[0]
+			for _, x := range fr {
+				sum += x
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			want = append(want, fmt.Sprintf("%d|%d|%d|%d|%d|%d", k, v, len(fr), sum, lo, hi))
+		}
+		slices.Sort(want)
+		if got := pushedInserts(t, setup, query, rows); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %s\nover %v\ngot  %v\nwant %v", seed, query, rows, got, want)
+		}
+	}
+}

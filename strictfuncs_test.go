@@ -15,10 +15,29 @@ import (
 // test cannot take apart by commas (a time unit, FROM, PLACING) or that
 // has none: each argument that is a value is marked ⟦…⟧.
 var strictCalls = map[string]string{
-	"extract":       "EXTRACT(HOUR FROM ⟦TIMESTAMP '2021-01-18 13:08:29'⟧)",
-	"timestampadd":  "TIMESTAMPADD(WEEK, ⟦1⟧, ⟦TIMESTAMP '2003-01-02 10:00:00'⟧)",
-	"timestampdiff": "TIMESTAMPDIFF(DAY, ⟦TIMESTAMP '2003-01-02 10:00:00'⟧, ⟦TIMESTAMP '2003-01-03 10:00:00'⟧)",
-	"trim":          "TRIM(LEADING ⟦'x'⟧ FROM ⟦'xxhix'⟧)",
+	"extract":          "EXTRACT(HOUR FROM ⟦TIMESTAMP '2021-01-18 13:08:29'⟧)",
+	"timestampadd":     "TIMESTAMPADD(WEEK, ⟦1⟧, ⟦TIMESTAMP '2003-01-02 10:00:00'⟧)",
+	"timestampdiff":    "TIMESTAMPDIFF(DAY, ⟦TIMESTAMP '2003-01-02 10:00:00'⟧, ⟦TIMESTAMP '2003-01-03 10:00:00'⟧)",
+	"trim":             "TRIM(LEADING ⟦'x'⟧ FROM ⟦'xxhix'⟧)",
+	"cast":             "CAST(⟦'42'⟧ AS BIGINT)",
+	"try_cast":         "TRY_CAST(⟦'42'⟧ AS BIGINT)",
+	"position":         "POSITION(⟦'or'⟧ IN ⟦'hello world'⟧)",
+	"overlay":          "OVERLAY(⟦'xxxxxtest'⟧ PLACING ⟦'xxxx'⟧ FROM ⟦6⟧ FOR ⟦2⟧)",
+	"item":             "(⟦ARRAY[10, 20]⟧)[⟦2⟧]",
+	"regexp":           "⟦'foothebar'⟧ REGEXP ⟦'the'⟧",
+	"similar to":       "(⟦'abc'⟧) SIMILAR TO (⟦'a%'⟧)",
+	"similar_to":       "(⟦'abc'⟧) SIMILAR TO (⟦'a%'⟧)",
+	"to_timestamp_ltz": "TO_TIMESTAMP_LTZ(⟦1610975309⟧, 0)", // (the precision is a literal: no NULL reaches it)
+	"sin":              "SIN(⟦1.0⟧)",
+	"cos":              "COS(⟦1.0⟧)",
+	"tan":              "TAN(⟦1.0⟧)",
+	"degrees":          "DEGREES(⟦1.0⟧)",
+	"radians":          "RADIANS(⟦90.0⟧)",
+	"sha2":             "SHA2(⟦'abc'⟧, ⟦256⟧)",
+	"sha224":           "SHA224(⟦'abc'⟧)",
+	"sha256":           "SHA256(⟦'abc'⟧)",
+	"sha384":           "SHA384(⟦'abc'⟧)",
+	"sha512":           "SHA512(⟦'abc'⟧)",
 }
 
 // splitArgs returns the top-level arguments of the call text call
@@ -152,6 +171,31 @@ func TestStrictFunctionsGiveNullForNull(t *testing.T) {
 			}
 			if err != nil || got != "<nil>" {
 				t.Errorf("%s: %s gives %s, %v: want NULL (strictFuncs takes it as NULL for a NULL argument)", name, v, got, err)
+			}
+		}
+	}
+}
+
+// TestStrictFunctionsLeaveOutFailingAndVolatile: no built-in that may fail
+// the job (ELEMENT of more than one element: the simplification may move
+// its term below the join, to rows the outer join never passed to it), that
+// reads the clock or draws numbers, or that takes NULL arguments is among
+// planner.StrictFunctions, and each built-in the table declares "NULL if
+// any argument is NULL" otherwise is, under its name and every alias.
+func TestStrictFunctionsLeaveOutFailingAndVolatile(t *testing.T) {
+	strict := map[string]bool{}
+	for _, n := range planner.StrictFunctions() {
+		strict[n] = true
+	}
+	if strict["element"] {
+		t.Errorf("ELEMENT (it fails the job on more than one element) is strict for the outer-join rule")
+	}
+	for _, f := range functions.Functions {
+		want := !f.FailsJob && !f.Volatile && !f.TakesNulls && f.Nulls == "NULL if any argument is NULL"
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			if got := strict[strings.ToLower(n)]; got != want {
+				t.Errorf("%s: strict for the outer-join rule %v, want %v (FailsJob %v, Volatile %v, TakesNulls %v, Nulls %q)",
+					n, got, want, f.FailsJob, f.Volatile, f.TakesNulls, f.Nulls)
 			}
 		}
 	}

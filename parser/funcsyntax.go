@@ -13,6 +13,9 @@ import (
 //	a IS DISTINCT FROM b                   a <=> b IS FALSE
 //	s IS [NOT] JSON [SCALAR|ARRAY|...]     (IS_JSON(s [, 'SCALAR'])), NOT for IS NOT
 //	JSON_VALUE(s, p RETURNING BIGINT)      JSON_VALUE(s, p, 'BIGINT')
+//	JSON_VALUE(s, p DEFAULT d ON EMPTY)    JSON_VALUE(s, p , 'DEFAULT ON EMPTY', d)
+//	JSON_QUERY(s, p WITH CONDITIONAL       JSON_QUERY(s, p , 'WRAPPER=CONDITIONAL' , 'EMPTY=EMPTY ARRAY')
+//	  ARRAY WRAPPER EMPTY ARRAY ON EMPTY)
 //	JSON_OBJECT(KEY 'k' VALUE v, ...)      JSON_OBJECT('k', v, ...)
 //	s [NOT] SIMILAR TO p                   ([NOT] SIMILAR_TO(s , p))
 //	x BETWEEN SYMMETRIC a AND b            x BETWEEN LEAST(a, b) AND GREATEST(a, b)
@@ -193,35 +196,73 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		if ty.Kind != TokIdent {
 			return nil, Errorf(ty.Offset, "RETURNING takes a type: BIGINT, DOUBLE, BOOLEAN or VARCHAR")
 		}
-		if n := at(i + 2); !n.isOp(")") && !(n.is("NULL") && at(i+3).is("ON")) {
-			return nil, Errorf(n.Offset, "JSON_VALUE's ON EMPTY / ON ERROR clauses are not supported, but for NULL ON EMPTY and NULL ON ERROR: it gives NULL for both")
+		if n := at(i + 2); !n.isOp(")") && !(n.is("NULL") && at(i+3).is("ON")) && !n.is("DEFAULT") {
+			return nil, Errorf(n.Offset, "JSON_VALUE takes NULL ON EMPTY / ON ERROR or DEFAULT … ON EMPTY / ON ERROR after RETURNING type")
 		}
 		return []edit{{t.Offset, ty.End(), ", '" + strings.ToUpper(ty.Text) + "'"}}, nil
-	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_QUERY") || inCall(r, i, "JSON_EXISTS")):
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && inCall(r, i, "JSON_QUERY"):
+		// {NULL | EMPTY ARRAY | EMPTY OBJECT} ON {EMPTY | ERROR}: a clause
+		// argument 'EMPTY=…' or 'ERROR=…' (executor/expr.jsonQueryOptions)
+		from, what := i-1, ""
+		switch b := toks[i-1]; {
+		case i >= 3 && toks[i-2].is("EMPTY") && (b.is("ARRAY") || b.is("OBJECT")):
+			from, what = i-2, "EMPTY "+strings.ToUpper(b.Text)
+		case i >= 2 && b.is("NULL"):
+			what = "NULL"
+		case i >= 2 && b.is("ERROR"):
+			return nil, Errorf(b.Offset, "JSON_QUERY's ERROR ON EMPTY / ON ERROR (fail the job) is not supported yet: write NULL, EMPTY ARRAY or EMPTY OBJECT ON %s, and test the result", strings.ToUpper(at(i+1).Text))
+		default:
+			return nil, Errorf(b.Offset, "JSON_QUERY takes NULL, EMPTY ARRAY or EMPTY OBJECT before ON %s", strings.ToUpper(at(i+1).Text))
+		}
+		return []edit{{toks[from].Offset, at(i + 1).End(), ", '" + strings.ToUpper(at(i+1).Text) + "=" + what + "'"}}, nil
+	case t.is("DEFAULT") && inCall(r, i, "JSON_VALUE"):
+		// DEFAULT d ON {EMPTY | ERROR}: the arguments 'DEFAULT ON EMPTY', d
+		// (the planner's ruleJSONValue)
+		on := defaultsOn(r, i)
+		if on < 0 {
+			return nil, Errorf(t.Offset, "write DEFAULT <value> ON EMPTY or DEFAULT <value> ON ERROR")
+		}
+		if on == i+1 {
+			return nil, Errorf(at(on).Offset, "DEFAULT needs a value before ON %s", strings.ToUpper(at(on+1).Text))
+		}
+		return []edit{{t.Offset, t.End(), ", 'DEFAULT ON " + strings.ToUpper(at(on+1).Text) + "',"}, {at(on).Offset, at(on + 1).End(), blank(at(on).Text) + " " + blank(at(on+1).Text)}}, nil
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && inCall(r, i, "JSON_VALUE") && defaultBefore(r, i):
+		return nil, nil // (DEFAULT d ON …: the DEFAULT case's)
+	case t.is("ON") && (at(i+1).is("EMPTY") || at(i+1).is("ERROR")) && (inCall(r, i, "JSON_VALUE") || inCall(r, i, "JSON_EXISTS")):
 		// Flink's defaults are what streamql does, so their spellings are
 		// taken (dropped): NULL ON EMPTY / ERROR, JSON_EXISTS' FALSE ON ERROR
 		if b := toks[i-1]; i >= 2 && (b.is("NULL") && !inCall(r, i, "JSON_EXISTS") || b.is("FALSE") && at(i+1).is("ERROR") && inCall(r, i, "JSON_EXISTS")) {
 			return blankToks(toks, i-1, i+2), nil
 		}
-		return nil, Errorf(toks[i-1].Offset, "the ON EMPTY / ON ERROR clauses are not supported but for the defaults (NULL ON EMPTY, NULL ON ERROR; JSON_EXISTS' FALSE ON ERROR): the JSON functions give NULL (JSON_EXISTS FALSE) for both")
+		if inCall(r, i, "JSON_VALUE") {
+			return nil, Errorf(toks[i-1].Offset, "JSON_VALUE takes NULL ON %[1]s or DEFAULT <value> ON %[1]s (ERROR ON %[1]s, which fails the job in Flink, is not supported yet)", strings.ToUpper(at(i+1).Text))
+		}
+		return nil, Errorf(toks[i-1].Offset, "JSON_EXISTS takes FALSE ON ERROR, its default, only (TRUE, UNKNOWN and ERROR ON ERROR are not supported yet)")
 	case t.is("ON") && at(i+1).is("NULL") && (inCall(r, i, "JSON_OBJECT") || inCall(r, i, "JSON_ARRAY")):
 		// the defaults: JSON_OBJECT's NULL ON NULL, JSON_ARRAY's ABSENT ON NULL
 		if b := toks[i-1]; i >= 2 && (b.is("NULL") && inCall(r, i, "JSON_OBJECT") || b.is("ABSENT") && inCall(r, i, "JSON_ARRAY")) {
 			return blankToks(toks, i-1, i+2), nil
 		}
 		return nil, Errorf(toks[i-1].Offset, "this ON NULL clause is not supported: JSON_OBJECT writes NULL values as null (NULL ON NULL), JSON_ARRAY leaves them out (ABSENT ON NULL), Flink's defaults")
-	case t.is("WITHOUT") && inCall(r, i, "JSON_QUERY"):
-		// WITHOUT [ARRAY] WRAPPER: the default, dropped
-		end := i + 1
+	case (t.is("WITHOUT") || t.is("WITH")) && inCall(r, i, "JSON_QUERY"):
+		// WITHOUT [ARRAY] WRAPPER, WITH [CONDITIONAL | UNCONDITIONAL]
+		// [ARRAY] WRAPPER (UNCONDITIONAL by default, the SQL standard's): a
+		// clause argument 'WRAPPER=…' (executor/expr.jsonQueryOptions)
+		end, what := i+1, "WITHOUT"
+		if t.is("WITH") {
+			what = "UNCONDITIONAL"
+			if at(end).is("CONDITIONAL") || at(end).is("UNCONDITIONAL") {
+				what = strings.ToUpper(at(end).Text)
+				end++
+			}
+		}
 		if at(end).is("ARRAY") {
 			end++
 		}
 		if !at(end).is("WRAPPER") {
-			return nil, Errorf(at(end).Offset, "write WITHOUT ARRAY WRAPPER")
+			return nil, Errorf(at(end).Offset, "write WITHOUT [ARRAY] WRAPPER or WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER")
 		}
-		return blankToks(toks, i, end+1), nil
-	case t.is("WITH") && inCall(r, i, "JSON_QUERY"):
-		return nil, Errorf(t.Offset, "JSON_QUERY's WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER is not supported yet: it gives the value at the path as it is (WITHOUT ARRAY WRAPPER, Flink's default); wrap it with JSON_ARRAY(…) where it must be an array")
+		return []edit{{t.Offset, at(end).End(), ", 'WRAPPER=" + what + "'"}}, nil
 	case (t.is("KEY") || t.is("VALUE")) && inCall(r, i, "JSON_OBJECT"):
 		if t.is("KEY") {
 			return []edit{{t.Offset, t.End(), blank(t.Text)}}, nil
@@ -229,6 +270,41 @@ func funcSyntax(r *region, i int) ([]edit, *Error) {
 		return []edit{{t.Offset, t.End(), ","}}, nil
 	}
 	return nil, nil
+}
+
+// defaultsOn returns the index of the ON (followed by EMPTY or ERROR) that
+// ends the DEFAULT clause at token i of a JSON_VALUE call, at the same
+// depth, or -1 when there is none before the call's end or a comma.
+func defaultsOn(r *region, i int) int {
+	for j := i + 1; j+1 < len(r.toks) && r.depth[j] >= r.depth[i]; j++ {
+		if r.depth[j] != r.depth[i] {
+			continue
+		}
+		if r.toks[j].isOp(",") { // (a parenthesis at this depth is the value's own; the call's is above it)
+			return -1
+		}
+		if r.toks[j].is("ON") && (r.toks[j+1].is("EMPTY") || r.toks[j+1].is("ERROR")) {
+			return j
+		}
+	}
+	return -1
+}
+
+// defaultBefore reports whether the ON at token i ends a DEFAULT clause
+// (defaultsOn).
+func defaultBefore(r *region, i int) bool {
+	for j := i - 1; j > 0 && r.depth[j] >= r.depth[i]; j-- {
+		if r.depth[j] != r.depth[i] {
+			continue
+		}
+		if r.toks[j].is("DEFAULT") {
+			return defaultsOn(r, j) == i
+		}
+		if k := r.toks[j]; k.isOp(",") || k.is("EMPTY") || k.is("ERROR") {
+			return false
+		}
+	}
+	return false
 }
 
 // blankToks returns the edits that blank tokens from to to-1 (a clause

@@ -28,28 +28,70 @@ func init() {
 	registerFunc(funcRule{compile: ruleJSONValue}, "json_value")
 }
 
-// ruleJSONValue is JSON_VALUE(s, path [RETURNING type]) (the parser writes
-// RETURNING t as a third argument 't'): the table's text result, converted
-// to the type as CAST converts (a value that does not convert is NULL, as
-// Flink's NULL ON ERROR).
+// ruleJSONValue is JSON_VALUE(s, path [RETURNING type] [DEFAULT d ON EMPTY]
+// [DEFAULT e ON ERROR]) (the parser writes RETURNING t as an argument 't',
+// DEFAULT d ON EMPTY as the arguments 'DEFAULT ON EMPTY', d): the table's
+// text result, converted to the type as CAST converts (a value that does not
+// convert is NULL). The DEFAULT clauses are Flink's SqlJsonUtils.jsonValue
+// in lax mode: JSON text that does not parse gives e (ON ERROR), a path
+// that finds nothing, JSON null, an object or an array gives d (ON EMPTY),
+// each converted to the type; NULL without the clause, and NULL for NULL
+// text. The call is then a CASE over the table's JSON_VALUE and IS_JSON.
 func ruleJSONValue(c *funcCall) (*Expr, error) {
-	if len(c.args) != 3 {
-		return c.bindTable(functions.Lookup("JSON_VALUE"))
-	}
-	lit, ok := c.n.Args[2].(*test_driver.ValueExpr)
-	if !ok || lit.Kind() != test_driver.KindString {
-		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE takes RETURNING type as its last clause")
-	}
-	t, err := catalog.ParseType(lit.GetString())
-	if err != nil {
-		return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE ... RETURNING: %v", err)
+	t, typed := catalog.Varchar, false
+	var onEmpty, onError *Expr
+	for k := 2; k < len(c.args); {
+		lit, ok := c.n.Args[k].(*test_driver.ValueExpr)
+		if !ok || lit.Kind() != test_driver.KindString {
+			return nil, parser.Errorf(c.sc.pos(c.n.Args[k]), "JSON_VALUE takes RETURNING type and DEFAULT … ON EMPTY / ON ERROR clauses after the path")
+		}
+		switch v := lit.GetString(); {
+		case (v == "DEFAULT ON EMPTY" || v == "DEFAULT ON ERROR") && k+1 < len(c.args):
+			if v == "DEFAULT ON EMPTY" {
+				onEmpty = c.args[k+1]
+			} else {
+				onError = c.args[k+1]
+			}
+			k += 2
+		case k == 2:
+			var err error
+			if t, err = catalog.ParseType(v); err != nil {
+				return nil, parser.Errorf(c.sc.pos(c.n.Args[2]), "JSON_VALUE ... RETURNING: %v", err)
+			}
+			typed = true
+			k++
+		default:
+			return nil, parser.Errorf(c.sc.pos(c.n.Args[k]), "JSON_VALUE takes RETURNING type as its first clause")
+		}
 	}
 	c.args = c.args[:2]
-	e, err := c.bindTable(functions.Lookup("JSON_VALUE"))
+	raw, err := c.bindTable(functions.Lookup("JSON_VALUE"))
 	if err != nil {
 		return nil, err
 	}
-	return castTo(e, t), nil
+	e := raw
+	if typed {
+		e = castTo(raw, t)
+	}
+	if onEmpty == nil && onError == nil {
+		return e, nil
+	}
+	null := &Expr{Op: plan.OpLit, Type: t, Col: -1, Const: true, Lit: plan.Value{Null: true}}
+	behave := func(d *Expr) *Expr {
+		if d == nil {
+			return null
+		}
+		return castTo(d, t)
+	}
+	isJSON, err := c.sc.tableCall(c.n, functions.Lookup("IS_JSON"), catalog.Boolean, []*Expr{c.args[0]})
+	if err != nil {
+		return nil, err
+	}
+	return node(plan.OpCase, t,
+		node(plan.OpIsNull, catalog.Boolean, c.args[0]), null,
+		node(plan.OpNot, catalog.Boolean, isJSON), behave(onError),
+		node(plan.OpIsNull, catalog.Boolean, raw), behave(onEmpty),
+		e), nil
 }
 
 // unknownFunction is the error of a call of a function streamql lacks: it

@@ -887,25 +887,21 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	if err := refuseTimeReader(loc.pos(fw), st, "an OVER aggregation", "aggregate the relation it reads before it updates, or use a GROUP BY without OVER"); err != nil {
 		return nil, err
 	}
+	arrival := false // (ORDER BY a processing-time column: Flink's proctime OVER)
 	if !in.eventTimeCol(ob.Expr) {
 		if in.procTimeCol(in.hidden[nparts]) {
-			// (Flink also orders OVER by a proctime attribute; not yet here)
-			how := "order it by an event time: " + addWatermarkHint(st, "")
-			if st.Watermark != nil {
-				how = "order it by the event time of " + st.Name + ", " + st.Columns[st.EventTime].Name
-			}
-			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window ordered by the processing time %s is not supported yet: %s", restoreText(ob.Expr), how)
-		}
-		if st.Watermark == nil {
+			arrival = true
+		} else if st.Watermark == nil {
 			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time, and %s has none: %s", st.Name, addWatermarkHint(st, ""))
+		} else {
+			et := st.Columns[st.EventTime].Name
+			return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time of %s, which is %s (its WATERMARK FOR column), not %s: write ORDER BY %s", st.Name, et, restoreText(ob.Expr), et)
 		}
-		et := st.Columns[st.EventTime].Name
-		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time of %s, which is %s (its WATERMARK FOR column), not %s: write ORDER BY %s", st.Name, et, restoreText(ob.Expr), et)
 	}
 	if ob.Desc {
-		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by the event time ascending: drop DESC")
+		return nil, parser.Errorf(loc.pos(ob.Expr), "an OVER window is ordered by its time ascending: drop DESC")
 	}
-	r := &plan.Rank{Kind: plan.RankOver, Time: in.hidden[nparts], Start: -1, End: -1, Limit: -1, LateOutput: -1, Preceding: math.MaxInt64}
+	r := &plan.Rank{Kind: plan.RankOver, Time: in.hidden[nparts], Start: -1, End: -1, Limit: -1, LateOutput: -1, Preceding: math.MaxInt64, Arrival: arrival}
 	r.Keys = append(r.Keys, in.hidden[:nparts]...)
 	if fr := spec.Frame; fr != nil {
 		if fr.Type == ast.Groups {
@@ -922,6 +918,8 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 		case sb.Type != ast.Preceding:
 			return nil, parser.Errorf(loc.pos(fw), "an OVER frame starts before the current row: write n PRECEDING or UNBOUNDED PRECEDING")
 		case sb.UnBounded:
+		case r.Range && arrival:
+			r.Preceding = 0 // (refused below: a bounded RANGE over processing time)
 		case r.Range:
 			ms, err := loc.frameInterval(sb, st.Columns[st.EventTime].Type)
 			if err != nil {
@@ -939,7 +937,20 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	} else {
 		r.Range = true // (Flink's default frame: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 	}
-	r.Stamp = in.stamp()
+	if arrival {
+		// Flink's proctime OVER handles each row as it arrives
+		// (ProcTimeRowsBoundedPrecedingFunction, ProcTimeUnboundedPrecedingFunction):
+		// an unbounded frame is every row before it, RANGE or ROWS alike.
+		// A bounded RANGE takes the rows of the last n of processing time,
+		// with the rows of the current row's millisecond that arrive after
+		// it (Flink's timer); not yet here
+		if r.Range && r.Preceding != math.MaxInt64 {
+			return nil, parser.Errorf(loc.pos(fw), "an OVER window ordered by the processing time %s takes a ROWS frame or an unbounded one (RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW); RANGE BETWEEN INTERVAL … PRECEDING is not supported yet over processing time: use ROWS BETWEEN n PRECEDING AND CURRENT ROW, or order it by an event time", restoreText(ob.Expr))
+		}
+		r.Range, r.Stamp = false, -1
+	} else {
+		r.Stamp = in.stamp()
+	}
 	types := in.types()
 	outTypes := append([]catalog.Type{}, types...)
 	arg := nparts + 1
@@ -1021,6 +1032,10 @@ func (p *Planner) planOver(sel *parser.Select) (*Branch, error) {
 	}
 	r.Text = fmt.Sprintf("%s%s order by %s %s", strings.Join(aggs, ", "), per, restoreText(ob.Expr), frame)
 	r.State = "the rows held until the watermark passes them, and each partition's rows in its frame"
+	if arrival {
+		r.Text += " (processing time: in arrival order)"
+		r.State = "each partition's rows in its frame"
+	}
 	b := in.finish(r, names, outTypes)
 	if sel.Insert != "" || sel.Stream != "" {
 		if err := p.rankSink(sel, in, b); err != nil {

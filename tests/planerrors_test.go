@@ -358,3 +358,15 @@ func TestLimitOffsetSaysWhatToDo(t *testing.T) {
 		t.Errorf("the rank range: exit %d, stdout %q, stderr %s; want d and a (x 7 and 4)", code, out, errs)
 	}
 }
+
+// TestOverProcTimeErrors: an OVER ordered by a processing-time attribute
+// takes ROWS frames and unbounded ones (Flink's proctime OVER); a bounded
+// RANGE and DESC are refused with the caret under the frame and the order.
+func TestOverProcTimeErrors(t *testing.T) {
+	decl := "CREATE STREAM s (k VARCHAR, v BIGINT, pt AS PROCTIME()) WITH ('connector'='values');\n"
+	checkPlanErrors(t, []planErrCase{
+		{"bounded range", decl + "SELECT SUM(v) OVER (ORDER BY pt RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW) FROM s;",
+			"RANGE BETWEEN INTERVAL … PRECEDING is not supported yet over processing time: use ROWS BETWEEN n PRECEDING AND CURRENT ROW", "line 2, column 8"},
+		{"desc", decl + "SELECT SUM(v) OVER (ORDER BY PROCTIME() DESC) FROM s;", "an OVER window is ordered by its time ascending: drop DESC", "line 2, column 30"},
+	})
+}

@@ -233,19 +233,28 @@ func weekOfYear(ms int64) (year, week int64) {
 }
 
 // parse reads s by the format (numeric fields, month and day names,
-// literals; the whole text must match, as Java's DateTimeFormatter: Flink's
-// TO_TIMESTAMP) as epoch milliseconds, UTC. A numeric field followed
-// directly by another takes exactly its letters' count of digits
-// (yyyyMMdd), else up to 9 digits.
+// literals) as Java's DateTimeFormatter.ofPattern does, which Flink's
+// TO_TIMESTAMP(s, fmt) calls: the whole text must match, and fields are
+// resolved SMART (Java's default): a day of 29 to 31 past its month's end
+// is the month's last day ('2021-02-30' is 2021-02-28), any other field
+// out of its range is no match. The result is epoch milliseconds, UTC. A
+// numeric field followed directly by another takes exactly its letters'
+// count of digits (yyyyMMdd), else up to 9 digits.
 func (f *dateFormat) parse(s []byte) (int64, bool) { return f.read(s, true) }
 
-// parsePrefix is parse where the format need match only the start of s, as
-// Java's SimpleDateFormat.parse(String) reads text, which Flink's
-// UNIX_TIMESTAMP and TO_DATE(s, fmt) call: what follows is ignored
-// ('2021-01-17 12:48:29.123' by 'yyyy-MM-dd HH:mm:ss' is 12:48:29).
+// parsePrefix is parse as Java's SimpleDateFormat.parse(String) reads text
+// (lenient, Java's default), which Flink's UNIX_TIMESTAMP, TO_DATE(s, fmt),
+// DATE_FORMAT(text, fmt) and CONVERT_TZ call (DateTimeUtils'
+// internalParseTimestampMillis, formatTimestampString, parseTimestampTz):
+// the format need match only the start of s, what follows is ignored
+// ('2021-01-17 12:48:29.123' by 'yyyy-MM-dd HH:mm:ss' is 12:48:29), and a
+// field past its range rolls over into the next (a lenient Calendar:
+// '2021-02-30' is 2021-03-02, month 13 is January of the next year, hour
+// 24 the next day's midnight, day 0 the last of the month before).
 func (f *dateFormat) parsePrefix(s []byte) (int64, bool) { return f.read(s, false) }
 
-// read is parse (whole) or parsePrefix.
+// read is parse (whole: DateTimeFormatter, SMART) or parsePrefix (not
+// whole: SimpleDateFormat, lenient).
 func (f *dateFormat) read(s []byte, whole bool) (int64, bool) {
 	year, month, day := int64(1970), int64(1), int64(1)
 	var hour, minute, sec, milli int64
@@ -308,8 +317,10 @@ func (f *dateFormat) read(s []byte, whole bool) (int64, bool) {
 			month = v
 		case 'd':
 			day = v
-		case 'H', 'k':
-			hour = v % 24
+		case 'H':
+			hour = v
+		case 'k':
+			hour = v % 24 // (clock hour 1 to 24: 24 is midnight)
 		case 'h', 'K':
 			hour, hour12 = v%12, true
 		case 'm':
@@ -327,10 +338,19 @@ func (f *dateFormat) read(s []byte, whole bool) (int64, bool) {
 	if hour12 && pm {
 		hour += 12
 	}
-	if month < 1 || month > 12 || day < 1 || day > int64(daysIn(int(year), time.Month(month))) || hour > 23 || minute > 59 || sec > 59 || milli > 999 || year > 292278994 {
+	if whole { // (DateTimeFormatter, SMART: only the day past the month's end is moved)
+		if month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 59 || milli > 999 {
+			return 0, false
+		}
+		day = min(day, int64(daysIn(int(year), time.Month(month))))
+	}
+	// (SimpleDateFormat, lenient: time.Date rolls each field over into the
+	// next as Java's lenient Calendar does; the fields are at most 9 digits,
+	// so the sum cannot overflow before the range check)
+	t := time.Date(int(year), time.Month(month), int(day), int(hour), int(minute), int(sec), int(milli)*1e6, time.UTC)
+	if y := t.Year(); y > 292278994 || y < -292275055 {
 		return 0, false
 	}
-	t := time.Date(int(year), time.Month(month), int(day), int(hour), int(minute), int(sec), int(milli)*1e6, time.UTC)
 	return t.UnixMilli(), true
 }
 

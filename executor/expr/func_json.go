@@ -13,11 +13,26 @@ import (
 // text: a path is compiled once (when constant) and walked over the text
 // without decoding it into Go values.
 
-// pathStep is one step of a JSON path: a member key, or an array index.
+// pathStep is one step of a JSON path: a member key, an array index, or a
+// wildcard (.* or [*]: every member value of an object, every element of
+// an array).
 type pathStep struct {
 	key   string
 	index int
 	isKey bool
+	wild  bool
+}
+
+// indefinite reports whether a path has a wildcard: it finds a list of
+// values, as Jayway JsonPath's (Flink's SqlJsonUtils) indefinite paths do,
+// which JSON_QUERY gives as a JSON array (empty when nothing matches).
+func indefinite(steps []pathStep) bool {
+	for _, st := range steps {
+		if st.wild {
+			return true
+		}
+	}
+	return false
 }
 
 // compileJSONPath reads a lax SQL/JSON path: $ then .key, ."key", ['key'] or
@@ -64,7 +79,8 @@ func compileJSONPath(p string) ([]pathStep, *ArgError) {
 				return nil, &ArgError{Offset: start, Msg: "a JSON path step needs a key after '.'"}
 			}
 			if p[start:i] == "*" {
-				return nil, &ArgError{Offset: start, Msg: "wildcards in JSON paths are not supported"}
+				steps = append(steps, pathStep{wild: true})
+				continue
 			}
 			steps = append(steps, pathStep{key: p[start:i], isKey: true})
 		case '[':
@@ -76,7 +92,9 @@ func compileJSONPath(p string) ([]pathStep, *ArgError) {
 				return nil, &ArgError{Offset: i, Msg: "missing ] in the JSON path"}
 			}
 			in := p[i+1 : end]
-			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
+			if in == "*" {
+				steps = append(steps, pathStep{wild: true})
+			} else if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
 				steps = append(steps, pathStep{key: in[1 : len(in)-1], isKey: true})
 			} else {
 				n, err := strconv.Atoi(in)
@@ -226,6 +244,66 @@ func walkJSON(s []byte, steps []pathStep) ([]byte, bool) {
 	return s[i:skipValue(s, i)], true
 }
 
+// walkJSONAll calls visit with each value the path steps find in valid JSON
+// text s from offset i, in document order: a wildcard step goes into every
+// member value of an object and every element of an array, a key or index
+// step that does not match a value skips it (Jayway JsonPath's indefinite
+// paths, without REQUIRE_PROPERTIES).
+func walkJSONAll(s []byte, i int, steps []pathStep, visit func(v []byte)) {
+	i = skipWS(s, i)
+	if i >= len(s) {
+		return
+	}
+	if len(steps) == 0 {
+		visit(s[i:skipValue(s, i)])
+		return
+	}
+	st := steps[0]
+	if !st.wild {
+		if v, ok := walkJSON(s[i:skipValue(s, i)], steps[:1]); ok {
+			walkJSONAll(v, 0, steps[1:], visit)
+		}
+		return
+	}
+	switch s[i] {
+	case '{':
+		i = skipWS(s, i+1)
+		for i < len(s) && s[i] == '"' {
+			i = skipWS(s, skipString(s, i))
+			i = skipWS(s, i+1) // ':'
+			walkJSONAll(s, i, steps[1:], visit)
+			i = skipWS(s, skipValue(s, i))
+			if i < len(s) && s[i] == ',' {
+				i = skipWS(s, i+1)
+			}
+		}
+	case '[':
+		i = skipWS(s, i+1)
+		for i < len(s) && s[i] != ']' {
+			walkJSONAll(s, i, steps[1:], visit)
+			i = skipWS(s, skipValue(s, i))
+			if i < len(s) && s[i] == ',' {
+				i = skipWS(s, i+1)
+			}
+		}
+	}
+}
+
+// appendJSONList appends, as one compact JSON array, the values the
+// indefinite path steps find in valid JSON text s ([] when none).
+func appendJSONList(dst, s []byte, steps []pathStep) []byte {
+	dst = append(dst, '[')
+	first := true
+	walkJSONAll(s, 0, steps, func(v []byte) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendCompact(dst, v)
+	})
+	return append(dst, ']')
+}
+
 // appendCompact appends JSON text v without its insignificant whitespace.
 func appendCompact(dst, v []byte) []byte {
 	for i := 0; i < len(v); i++ {
@@ -250,7 +328,7 @@ func jsonPathFn(args []Arg, f func(v []byte, dst []byte) ([]byte, bool)) (RowFun
 	}
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		steps, ok := pathOf(a, i)
-		if !ok || !validJSON(a[0].S[i]) {
+		if !ok || !validJSON(a[0].S[i]) || indefinite(steps) {
 			return dst, false
 		}
 		v, ok := walkJSON(a[0].S[i], steps)
@@ -262,8 +340,9 @@ func jsonPathFn(args []Arg, f func(v []byte, dst []byte) ([]byte, bool)) (RowFun
 }
 
 // prepJSONValue is JSON_VALUE(json, path): a string's text, a number's or a
-// boolean's JSON text; NULL for null, an object or an array (Flink's NULL ON
-// EMPTY, NULL ON ERROR).
+// boolean's JSON text; NULL for null, an object or an array, and for a path
+// with a wildcard, which finds a list (Flink's NULL ON EMPTY, NULL ON
+// ERROR).
 func prepJSONValue(args []Arg, _ catalog.Type) (RowFunc, error) {
 	return jsonPathFn(args, func(v, dst []byte) ([]byte, bool) {
 		switch v[0] {
@@ -276,15 +355,99 @@ func prepJSONValue(args []Arg, _ catalog.Type) (RowFunc, error) {
 	})
 }
 
-// prepJSONQuery is JSON_QUERY(json, path): an object or array found, as
-// compact JSON text (Flink's WITHOUT WRAPPER: a scalar gives NULL).
+// jsonQueryOpts are JSON_QUERY's clauses, which the parser writes as
+// constant arguments after the path ('WRAPPER=…', 'EMPTY=…', 'ERROR=…'):
+// the wrapper (WITHOUT, CONDITIONAL or UNCONDITIONAL) and what an empty
+// result and an error give ('NULL', 'EMPTY ARRAY' or 'EMPTY OBJECT').
+type jsonQueryOpts struct {
+	wrapper, empty, err string
+}
+
+// jsonQueryOptions reads JSON_QUERY's clause arguments (from 2).
+func jsonQueryOptions(args []Arg) (jsonQueryOpts, error) {
+	o := jsonQueryOpts{wrapper: "WITHOUT", empty: "NULL", err: "NULL"}
+	for k := 2; k < len(args); k++ {
+		bad := &ArgError{Arg: k, Offset: -1, Msg: "JSON_QUERY takes its clauses after the path: [WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]] [ARRAY] WRAPPER, {NULL | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY, {NULL | EMPTY ARRAY | EMPTY OBJECT} ON ERROR"}
+		if !args[k].Const || args[k].Value.Null {
+			return o, bad
+		}
+		key, v, _ := strings.Cut(string(args[k].Value.S), "=")
+		switch {
+		case key == "WRAPPER" && (v == "WITHOUT" || v == "CONDITIONAL" || v == "UNCONDITIONAL"):
+			o.wrapper = v
+		case key == "EMPTY" && (v == "NULL" || v == "EMPTY ARRAY" || v == "EMPTY OBJECT"):
+			o.empty = v
+		case key == "ERROR" && (v == "NULL" || v == "EMPTY ARRAY" || v == "EMPTY OBJECT"):
+			o.err = v
+		default:
+			return o, bad
+		}
+	}
+	return o, nil
+}
+
+// appendBehavior appends what an ON EMPTY / ON ERROR behaviour gives: false
+// for NULL.
+func appendBehavior(dst []byte, b string) ([]byte, bool) {
+	switch b {
+	case "EMPTY ARRAY":
+		return append(dst, "[]"...), true
+	case "EMPTY OBJECT":
+		return append(dst, "{}"...), true
+	}
+	return dst, false
+}
+
+// prepJSONQuery is JSON_QUERY(json, path [clauses]) as Flink's
+// SqlJsonUtils.jsonQuery in lax mode: the value found, wrapped in an array
+// WITH UNCONDITIONAL WRAPPER, or WITH CONDITIONAL WRAPPER when it is not an
+// array, as compact JSON text; a path with a wildcard finds the list of
+// values it matches, a JSON array ([] when none). Nothing found, JSON null,
+// or a scalar left unwrapped (WITHOUT WRAPPER, the default) is the ON EMPTY
+// behaviour; JSON text that does not parse the ON ERROR one (NULL, '[]' or
+// '{}'; NULL by default).
 func prepJSONQuery(args []Arg, _ catalog.Type) (RowFunc, error) {
-	return jsonPathFn(args, func(v, dst []byte) ([]byte, bool) {
-		if v[0] != '{' && v[0] != '[' {
-			return dst, false
+	o, err := jsonQueryOptions(args)
+	if err != nil {
+		return nil, err
+	}
+	pathOf, err := pathArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
+		steps, ok := pathOf(a, i)
+		s := a[0].S[i]
+		if !ok || !validJSON(s) { // (a path of the row's that does not compile is an error too)
+			return appendBehavior(dst, o.err)
+		}
+		start := len(dst)
+		var v []byte
+		if indefinite(steps) {
+			dst = appendJSONList(dst, s, steps)
+			v = dst[start:]
+		} else if v, ok = walkJSON(s, steps); !ok || v[0] == 'n' {
+			return appendBehavior(dst, o.empty)
+		}
+		isArray := v[0] == '['
+		if o.wrapper == "UNCONDITIONAL" || o.wrapper == "CONDITIONAL" && !isArray {
+			if start < len(dst) { // (the list, already in dst: wrap it in place)
+				dst = append(dst, 0, 0)
+				copy(dst[start+1:], dst[start:len(dst)-2])
+				dst[start], dst[len(dst)-1] = '[', ']'
+				return dst, true
+			}
+			dst = append(dst, '[')
+			return append(appendCompact(dst, v), ']'), true
+		}
+		if !isArray && v[0] != '{' {
+			return appendBehavior(dst[:start], o.empty) // (a scalar, unwrapped: lax mode's empty)
+		}
+		if start < len(dst) {
+			return dst, true
 		}
 		return appendCompact(dst, v), true
-	})
+	}), nil
 }
 
 // prepJSONExists is JSON_EXISTS(json, path): FALSE for invalid JSON (Flink's
@@ -299,7 +462,10 @@ func prepJSONExists(args []Arg, _ catalog.Type) (RowFunc, error) {
 		if !ok {
 			return false
 		}
-		_, found := walkJSON(a[0].S[i], steps)
+		found := indefinite(steps) // (a list, even an empty one, is found: Jayway's indefinite path)
+		if !found {
+			_, found = walkJSON(a[0].S[i], steps)
+		}
 		out.B[i] = found && validJSON(a[0].S[i])
 		return true
 	}, nil

@@ -328,8 +328,11 @@ func parseArg(args []Arg, whole bool) (func(a []*vector.Vec, i int) (int64, bool
 	}, nil
 }
 
-// prepDateFormat is DATE_FORMAT(ts | text, fmt): text is read as CAST reads a
-// TIMESTAMP (NULL when it is not one).
+// prepDateFormat is DATE_FORMAT(ts | text, fmt): text is read as Flink's
+// DateTimeUtils.formatTimestampString reads it, by a lenient
+// SimpleDateFormat of 'yyyy-MM-dd HH:mm:ss' from its start
+// (defaultFormat.parsePrefix: '2021-02-30 10:00:00' is 2021-03-02 10:00:00,
+// a date alone does not read); NULL when it does not read.
 func prepDateFormat(args []Arg, _ catalog.Type) (RowFunc, error) {
 	fmtOf, err := formatArg(args, 1)
 	if err != nil {
@@ -344,7 +347,7 @@ func prepDateFormat(args []Arg, _ catalog.Type) (RowFunc, error) {
 		var ms int64
 		if text {
 			var ok bool
-			if ms, ok = textconv.ParseTimestamp(a[0].S[i]); !ok {
+			if ms, ok = defaultFormat.parsePrefix(a[0].S[i]); !ok {
 				return false
 			}
 		} else {
@@ -378,16 +381,19 @@ func prepFromUnixtime(args []Arg, _ catalog.Type) (RowFunc, error) {
 
 // prepToTimestamp is TO_TIMESTAMP(s[, fmt]): without a format, text is read as
 // CAST reads a TIMESTAMP, or as Flink's default format reads it
-// (lenientTimestamp: a date alone is its midnight, one-digit fields); with
-// one, by its letters, and when they do not match as Flink falls back
-// (DateTimeUtils.parseTimestampData: the trimmed text by lenientTimestamp).
-// NULL when nothing matches.
+// (lenientTimestamp: a date alone is its midnight, one-digit fields, a day
+// past its month's end the month's last, Java's SMART resolving); with one,
+// by its letters (dateFormat.parse, SMART too), and when they do not match
+// as Flink falls back (DateTimeUtils.parseTimestampData: the trimmed text by
+// java.sql.Timestamp.valueOf or Date.valueOf, which roll a day past the
+// month's end over into the next: lenientTimestamp with roll). NULL when
+// nothing matches.
 func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	if len(args) == 1 {
 		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 			var ok bool
 			if out.I[i], ok = textconv.ParseTimestamp(a[0].S[i]); !ok {
-				out.I[i], ok = lenientTimestamp(a[0].S[i])
+				out.I[i], ok = lenientTimestamp(a[0].S[i], false)
 			}
 			return ok
 		}, nil
@@ -399,7 +405,7 @@ func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		var ok bool
 		if out.I[i], ok = parse(a, i); !ok && !a[0].Null[i] {
-			out.I[i], ok = lenientTimestamp(bytes.TrimSpace(a[0].S[i]))
+			out.I[i], ok = lenientTimestamp(bytes.TrimSpace(a[0].S[i]), true)
 		}
 		return ok
 	}, nil
@@ -410,8 +416,12 @@ func prepToTimestamp(args []Arg, _ catalog.Type) (RowFunc, error) {
 // optionally ` [HH][H]:[mm][m]:[ss][s]` and a fraction of up to 9 digits,
 // truncated to milliseconds; absent fields are 0, so a date alone is its
 // midnight): epoch milliseconds, UTC, and whether s is such a text of a
-// valid date and time.
-func lenientTimestamp(s []byte) (int64, bool) {
+// valid date and time. The month must be 1 to 12 and the day 1 to 31; a day
+// past the month's end is the month's last (the formatter's SMART
+// resolving), or with roll, as java.sql.Timestamp.valueOf and Date.valueOf
+// read (Flink's fallback for a format that does not match), rolls over into
+// the next month, and so do an hour, minute or second past its range.
+func lenientTimestamp(s []byte, roll bool) (int64, bool) {
 	pos := 0
 	field := func(min, max int) (int, bool) {
 		v, n := readDigits(s[pos:], max)
@@ -430,8 +440,11 @@ func lenientTimestamp(s []byte) (int64, bool) {
 	mo, ok2 := field(1, 2)
 	okSep2 := sep('-')
 	d, ok3 := field(1, 2)
-	if !ok1 || !okSep1 || !ok2 || !okSep2 || !ok3 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, time.Month(mo)) {
+	if !ok1 || !okSep1 || !ok2 || !okSep2 || !ok3 || mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return 0, false
+	}
+	if !roll {
+		d = min(d, daysIn(y, time.Month(mo)))
 	}
 	var h, mi, sec, ms int
 	if pos < len(s) {
@@ -444,7 +457,7 @@ func lenientTimestamp(s []byte) (int64, bool) {
 		mi, okM = field(1, 2)
 		okC2 := sep(':')
 		sec, okS = field(1, 2)
-		if !okH || !okC1 || !okM || !okC2 || !okS || h > 23 || mi > 59 || sec > 59 {
+		if !okH || !okC1 || !okM || !okC2 || !okS || !roll && (h > 23 || mi > 59 || sec > 59) {
 			return 0, false
 		}
 		if sep('.') {
@@ -566,19 +579,64 @@ func prepCurrentTime([]Arg, catalog.Type) (RowFunc, error) {
 	}, nil
 }
 
-// dateFormatDefault is TO_DATE's format without one (Flink's 'yyyy-MM-dd').
-var dateFormatDefault = mustFormat("yyyy-MM-dd")
-
-// prepToDate is TO_DATE(s[, fmt]) (Flink's DateTimeUtils.parseDate): s read
-// by fmt ('yyyy-MM-dd' by default) from its start, what follows ignored (as
-// SimpleDateFormat parses), its day's midnight; NULL when it does not match.
-func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
-	fmtOf := func([]*vector.Vec, int) *dateFormat { return dateFormatDefault }
-	if len(args) == 2 {
-		var err error
-		if fmtOf, err = formatArg(args, 1); err != nil {
-			return nil, err
+// isoDate reads s as Flink's DateTimeUtils.parseDate(String) does (TO_DATE
+// without a format): what follows the first space (past the start) is
+// dropped, the rest is year[-month[-day]] (month and day 1 by default),
+// each part digits once blanks around it are trimmed; the date must exist
+// (year 0 to 9999; 2021-02-30 does not). It returns the days since
+// 1970-01-01, and false when s does not read.
+func isoDate(s []byte) (int64, bool) {
+	if sp := bytes.IndexByte(s, ' '); sp > 0 {
+		s = s[:sp]
+	}
+	part := func(p []byte) (int, bool) {
+		p = bytes.TrimFunc(p, func(r rune) bool { return r <= ' ' }) // (Java's String.trim)
+		if len(p) == 0 || len(p) > 9 {
+			return 0, false
 		}
+		v := 0
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	ys, rest, hasM := bytes.Cut(s, []byte{'-'})
+	ms, ds, hasD := bytes.Cut(rest, []byte{'-'})
+	y, ok := part(ys)
+	m, d := 1, 1
+	okM, okD := true, true
+	if hasM {
+		m, okM = part(ms)
+	}
+	if hasD {
+		d, okD = part(ds)
+	}
+	if !ok || !okM || !okD || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(y, time.Month(m)) {
+		return 0, false
+	}
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400, true
+}
+
+// prepToDate is TO_DATE(s[, fmt]) (Flink's DateTimeUtils.parseDate): without
+// a format, s read as parseDate(String) reads it (isoDate: a day that does
+// not exist is NULL); with one, s read by fmt from its start as a lenient
+// SimpleDateFormat (dateFormat.parsePrefix: what follows is ignored, a day
+// past the month's end rolls over); its day's midnight, NULL when it does
+// not read.
+func prepToDate(args []Arg, _ catalog.Type) (RowFunc, error) {
+	if len(args) == 1 {
+		return func(a []*vector.Vec, i int, out *vector.Vec) bool {
+			days, ok := isoDate(a[0].S[i])
+			out.I[i] = days * msPerDay
+			return ok
+		}, nil
+	}
+	fmtOf, err := formatArg(args, 1)
+	if err != nil {
+		return nil, err
 	}
 	return func(a []*vector.Vec, i int, out *vector.Vec) bool {
 		f := fmtOf(a, i)
@@ -687,23 +745,19 @@ func zoneArg(args []Arg, k int) func(a []*vector.Vec, i int) *time.Location {
 	}
 }
 
-// millisFormat reads CONVERT_TZ's text with milliseconds (Java's parse
-// ignores what follows the seconds).
-var millisFormat = mustFormat("yyyy-MM-dd HH:mm:ss.SSS")
-
 // prepConvertTZ is CONVERT_TZ(s, from, to) (Flink's DateTimeUtils.convertTz):
-// s, read as 'yyyy-MM-dd HH:mm:ss' (milliseconds allowed, and dropped) on the
-// clocks of zone from, written as 'yyyy-MM-dd HH:mm:ss' on the clocks of
-// zone to; NULL when s does not read. The zones are Java's IDs (javaZone).
+// s, read as a lenient SimpleDateFormat of 'yyyy-MM-dd HH:mm:ss' reads it
+// from its start (defaultFormat.parsePrefix: what follows the seconds is
+// ignored, a field past its range rolls over) on the clocks of zone from,
+// written as 'yyyy-MM-dd HH:mm:ss' on the clocks of zone to; NULL when s
+// does not read. The zones are Java's IDs (javaZone).
 func prepConvertTZ(args []Arg, _ catalog.Type) (RowFunc, error) {
 	fromOf, toOf := zoneArg(args, 1), zoneArg(args, 2)
 	return textRow(func(a []*vector.Vec, i int, dst []byte) ([]byte, bool) {
 		s := a[0].S[i]
-		ms, ok := defaultFormat.parse(s)
+		ms, ok := defaultFormat.parsePrefix(s)
 		if !ok {
-			if ms, ok = millisFormat.parse(s); !ok {
-				return dst, false
-			}
+			return dst, false
 		}
 		at := wallInstant(fromOf(a, i), ms)
 		return defaultFormat.append(dst, at+offsetAt(toOf(a, i), at)), true

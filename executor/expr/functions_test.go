@@ -48,10 +48,14 @@ var flinkExamples = map[string][]flinkCase{
 	"TRIM": {{"TRIM(' This is a test String. ')", "This is a test String."}, {"TRIM(LEADING 'a' FROM 'aabca')", "bca"}, {"TRIM(TRAILING 'a' FROM 'aabca')", "aabc"},
 		{"TRIM(BOTH 'ab' FROM 'abxba')", "x"}, {"TRIM('x' FROM 'xyx')", "y"}, {"TRIM(LEADING FROM '  q ')", "q "}, {"TRIM('é' FROM 'ééaé')", "a"}, {"TRIM('' FROM 'ab')", "ab"},
 		{"TRIM(CAST(NULL AS VARCHAR) FROM 'a')", "NULL"}, {"TRIM(BOTH 'abc' FROM 'abc')", ""}},
-	"LTRIM":          {{"LTRIM(' This is a test String.')", "This is a test String."}, {"LTRIM('xxhix', 'x')", "hix"}},
-	"RTRIM":          {{"RTRIM('This is a test String. ')", "This is a test String."}, {"RTRIM('xxhix', 'x')", "xxhi"}},
-	"BTRIM":          {{"BTRIM('  hi ')", "hi"}, {"BTRIM('--hi-', '-')", "hi"}, {"BTRIM('-+hi+-', '+-')", "hi"}},
-	"SUBSTRING":      {{"SUBSTRING('Hello World', 7)", "World"}, {"SUBSTR('Hello', 2, 3)", "ell"}},
+	"LTRIM": {{"LTRIM(' This is a test String.')", "This is a test String."}, {"LTRIM('xxhix', 'x')", "hix"}},
+	"RTRIM": {{"RTRIM('This is a test String. ')", "This is a test String."}, {"RTRIM('xxhix', 'x')", "xxhi"}},
+	"BTRIM": {{"BTRIM('  hi ')", "hi"}, {"BTRIM('--hi-', '-')", "hi"}, {"BTRIM('-+hi+-', '+-')", "hi"}},
+	// Flink's BinaryStringDataUtil.substringSQL: start 0 reads as 1, a negative start counts from the end ('' before the first), a negative length is NULL
+	"SUBSTRING": {{"SUBSTRING('Hello World', 7)", "World"}, {"SUBSTR('Hello', 2, 3)", "ell"}, {"SUBSTRING('hello' FROM -2)", "lo"},
+		{"SUBSTRING('hello', 0, 2)", "he"}, {"SUBSTRING('hello', 0)", "hello"}, {"SUBSTRING('hello', -10, 3)", ""}, {"SUBSTRING('hello', -5, 2)", "he"},
+		{"SUBSTRING('hello', 2, -1)", "NULL"}, {"SUBSTRING('', 1, -1)", "NULL"}, {"SUBSTRING('hello', 2, 0)", ""}, {"SUBSTRING('hello', 6)", ""},
+		{"SUBSTRING('hello' FROM -3 FOR 2)", "ll"}},
 	"CHAR_LENGTH":    {{"CHAR_LENGTH('héllo')", "5"}},
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'the')", "the"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "NULL"}, {"REGEXP_EXTRACT('abc', 'x')", "NULL"}},
 	// Flink's regexpReplace uses Matcher.quoteReplacement: the replacement is literal
@@ -163,20 +167,31 @@ var flinkExamples = map[string][]flinkCase{
 		{"DATE_FORMAT(TIMESTAMP '2024-12-29 00:00:00', 'YYYY-ww W F')", "2025-01 5 5"},
 		{"DATE_FORMAT(TIMESTAMP '2024-12-28 23:59:59', 'YYYY-ww W F')", "2024-52 4 4"},
 		{"DATE_FORMAT(TIMESTAMP '2021-01-03 00:00:00', 'YYYY-w W F zzzz')", "2021-2 2 1 Coordinated Universal Time"},
-		{"DATE_FORMAT('2021-01-18 13:08:29', 'HH')", "13"}, {"DATE_FORMAT('not a time', 'HH')", "NULL"}},
+		{"DATE_FORMAT('2021-01-18 13:08:29', 'HH')", "13"}, {"DATE_FORMAT('not a time', 'HH')", "NULL"},
+		// text is read by a lenient SimpleDateFormat 'yyyy-MM-dd HH:mm:ss' from its start (DateTimeUtils.formatTimestampString)
+		{"DATE_FORMAT('2021-02-30 10:00:00', 'yyyy-MM-dd')", "2021-03-02"}, {"DATE_FORMAT('2021-12-31 24:00:00.5', 'yyyy-MM-dd HH')", "2022-01-01 00"},
+		{"DATE_FORMAT('2021-13-01 00:00:00', 'yyyy-MM')", "2022-01"}, {"DATE_FORMAT('2021-01-18', 'yyyy')", "NULL"}},
 	"TO_TIMESTAMP": {{"TO_TIMESTAMP('2021-01-18 13:08:29')", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
 		{"TO_TIMESTAMP('20210118130829', 'yyyyMMddHHmmss')", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP('2021-13-18', 'yyyy-MM-dd')", "NULL"}, {"TO_TIMESTAMP('oops')", "NULL"},
 		// Flink's default format: a date alone is its midnight, one-digit
 		// fields, a fraction of up to 9 digits; the minutes alone are not enough
 		{"TO_TIMESTAMP('2024-01-02')", "2024-01-02 00:00:00.000"}, {"TO_TIMESTAMP('2024-1-2 3:4:5.123456')", "2024-01-02 03:04:05.123"},
-		{"TO_TIMESTAMP('2024-01-02 03:04')", "NULL"}, {"TO_TIMESTAMP('2023-02-29')", "NULL"},
-		// with a format that does not match, Flink reads the trimmed text so
-		{"TO_TIMESTAMP(' 2024-01-02 ', 'yyyy-MM-dd HH:mm:ss')", "2024-01-02 00:00:00.000"}},
+		{"TO_TIMESTAMP('2024-01-02 03:04')", "NULL"},
+		// Java's DateTimeFormatter resolves SMART: a day of 29 to 31 past the month's end is its last day, other fields out of range do not read
+		{"TO_TIMESTAMP('2023-02-29')", "2023-02-28 00:00:00.000"}, {"TO_TIMESTAMP('2021-02-30 10:00:00')", "2021-02-28 10:00:00.000"}, {"TO_TIMESTAMP('2021-04-31 10:00:00')", "2021-04-30 10:00:00.000"},
+		{"TO_TIMESTAMP('2021-02-32 10:00:00')", "NULL"}, {"TO_TIMESTAMP('2021-02-28 24:00:00')", "NULL"},
+		{"TO_TIMESTAMP('2021-02-30', 'yyyy-MM-dd')", "2021-02-28 00:00:00.000"}, {"TO_TIMESTAMP('30/02/2020 10', 'dd/MM/yyyy HH')", "2020-02-29 10:00:00.000"},
+		// with a format that does not match, Flink reads the trimmed text so (java.sql.Timestamp.valueOf, Date.valueOf: lenient past the month's end)
+		{"TO_TIMESTAMP(' 2024-01-02 ', 'yyyy-MM-dd HH:mm:ss')", "2024-01-02 00:00:00.000"}, {"TO_TIMESTAMP('2021-02-30 10:00:00', 'yyyy/MM/dd')", "2021-03-02 10:00:00.000"},
+		{"TO_TIMESTAMP('2021-02-30', 'yyyy/MM/dd')", "2021-03-02 00:00:00.000"}, {"TO_TIMESTAMP('2021-02-32', 'yyyy/MM/dd')", "NULL"}},
 	"TO_TIMESTAMP_LTZ": {{"TO_TIMESTAMP_LTZ(1610975309, 0)", "2021-01-18 13:08:29.000"}, {"TO_TIMESTAMP_LTZ(1610975309123, 3)", "2021-01-18 13:08:29.123"}},
 	// Flink gives Long.MIN_VALUE for text that does not parse; NULL here (issue 25: TRY semantics)
 	"UNIX_TIMESTAMP": {{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "28801"}, {"UNIX_TIMESTAMP('2021-01-18 13:08:29')", "1610975309"}, {"UNIX_TIMESTAMP('bad')", "NULL"},
 		{"UNIX_TIMESTAMP('2021-01-18 13:08:29.999')", "1610975309"}, {"UNIX_TIMESTAMP('18/01/2021 13:08', 'dd/MM/yyyy')", "1610928000"}, {"UNIX_TIMESTAMP('2021-01-18')", "NULL"},
-		{"UNIX_TIMESTAMP() > 1600000000", "true"}},
+		{"UNIX_TIMESTAMP() > 1600000000", "true"},
+		// a lenient SimpleDateFormat rolls a field past its range over into the next (DateTimeUtils.internalParseTimestampMillis)
+		{"UNIX_TIMESTAMP('2021-02-30 10:00:00')", "1614679200"}, {"UNIX_TIMESTAMP('2021-03-02 10:00:00')", "1614679200"},
+		{"UNIX_TIMESTAMP('2020-12-31 23:59:60')", "1609459200"}, {"UNIX_TIMESTAMP('2021-00-01 00:00:00')", "1606780800"}, {"UNIX_TIMESTAMP('31/04/2021 00', 'dd/MM/yyyy HH')", "1619827200"}},
 	"FROM_UNIXTIME":     {{"FROM_UNIXTIME(44)", "1970-01-01 00:00:44"}, {"FROM_UNIXTIME(1610975309, 'yyyy/MM/dd')", "2021/01/18"}},
 	"EXTRACT":           {{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '1994-09-27 13:14:15')", "13"}, {"EXTRACT(YEAR FROM TIMESTAMP '1994-09-27 13:14:15')", "1994"}},
 	"YEAR":              {{"YEAR(DATE '1994-09-27')", "1994"}},
@@ -202,10 +217,16 @@ var flinkExamples = map[string][]flinkCase{
 		{"CONVERT_TZ('2021-07-18 13:08:29', 'UTC', 'GMT+800')", "2021-07-18 21:08:29"}, {"CONVERT_TZ('2021-07-18 13:08:29', 'UTC', 'GMT+8:5')", "2021-07-18 13:08:29"},
 		{"CONVERT_TZ('2021-03-14 02:30:00', 'America/Los_Angeles', 'UTC')", "2021-03-14 10:30:00"}, {"CONVERT_TZ('2021-11-07 01:30:00', 'America/Los_Angeles', 'UTC')", "2021-11-07 09:30:00"},
 		{"CONVERT_TZ('2021-04-04 02:30:00', 'Australia/Sydney', 'UTC')", "2021-04-03 16:30:00"}, {"CONVERT_TZ('2018-11-04 00:30:00', 'America/Sao_Paulo', 'UTC')", "2018-11-04 03:30:00"},
-		{"CONVERT_TZ('1945-10-14 23:30:00', 'Asia/Kolkata', 'UTC')", "1945-10-14 18:00:00"}, {"CONVERT_TZ('not a time', 'UTC', 'PST')", "NULL"}},
+		{"CONVERT_TZ('1945-10-14 23:30:00', 'Asia/Kolkata', 'UTC')", "1945-10-14 18:00:00"}, {"CONVERT_TZ('not a time', 'UTC', 'PST')", "NULL"},
+		{"CONVERT_TZ('2021-02-30 10:00:00', 'UTC', 'UTC')", "2021-03-02 10:00:00"}}, // (a lenient SimpleDateFormat: the day rolls over)
 	"TO_DATE": {{"TO_DATE('2021-01-18')", "2021-01-18 00:00:00.000"}, {"TO_DATE('2021-01-18 13:08:29')", "2021-01-18 00:00:00.000"}, {"TO_DATE('18/01/2021', 'dd/MM/yyyy')", "2021-01-18 00:00:00.000"},
 		{"TO_DATE('2021-01-18 13:08', 'yyyy-MM-dd HH:mm')", "2021-01-18 00:00:00.000"}, {"TO_DATE('1969-12-31 23:00', 'yyyy-MM-dd HH:mm')", "1969-12-31 00:00:00.000"},
-		{"TO_DATE('2021-02-30')", "NULL"}, {"TO_DATE('oops')", "NULL"}},
+		// without a format, DateTimeUtils.parseDate(String): year[-month[-day]], the date must exist
+		{"TO_DATE('2021-02-30')", "NULL"}, {"TO_DATE('oops')", "NULL"}, {"TO_DATE('2021')", "2021-01-01 00:00:00.000"}, {"TO_DATE('2021-3')", "2021-03-01 00:00:00.000"},
+		{"TO_DATE(' 2021-3-5 ')", "2021-03-05 00:00:00.000"}, {"TO_DATE('2020-02-29')", "2020-02-29 00:00:00.000"}, {"TO_DATE('2021-04-31')", "NULL"}, {"TO_DATE('2021-01-18x')", "NULL"},
+		{"TO_DATE('1969-12-31')", "1969-12-31 00:00:00.000"},
+		// with one, a lenient SimpleDateFormat: the day rolls over
+		{"TO_DATE('2021-02-30', 'yyyy-MM-dd')", "2021-03-02 00:00:00.000"}, {"TO_DATE('2021-01-00', 'yyyy-MM-dd')", "2020-12-31 00:00:00.000"}},
 	"PROCTIME":          {{"PROCTIME() > TIMESTAMP '2020-01-01 00:00:00'", "true"}},
 	"DATE":              {{"DATE '2006-06-05'", "2006-06-05 00:00:00.000"}}, // SPEC 1 has no DATE: a TIMESTAMP at midnight
 	"TIME":              {{"TIME '12:44:31'", "1970-01-01 12:44:31.000"}},   // SPEC 1 has no TIME: a TIMESTAMP on 1970-01-01
@@ -214,9 +235,22 @@ var flinkExamples = map[string][]flinkCase{
 
 	"JSON_VALUE": {{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "true"},
 		{`JSON_VALUE('{"a.b": [0.998,0.996]}','$.["a.b"][0]' RETURNING DOUBLE)`, "0.998"}, {`JSON_VALUE('{"a": "x"}', '$.a' RETURNING BIGINT)`, "NULL"}, {`JSON_VALUE('{"a": true}', 'lax $.b')`, "NULL"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]')`, "0.998"},
-		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}},
-	"JSON_QUERY":  {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"}},
-	"JSON_EXISTS": {{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"}},
+		{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']')`, "right"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a')`, "NULL"}, {`JSON_VALUE('not json', '$.a')`, "NULL"}, {`JSON_VALUE('{"a": [1]}', '$.a[*]')`, "NULL"},
+		// Flink's SqlJsonUtils.jsonValue, lax: nothing, JSON null, an object or an array is ON EMPTY's; text that does not parse ON ERROR's; the DEFAULT converted to the RETURNING type
+		{`JSON_VALUE('{"a": 1}', '$.b' DEFAULT 'none' ON EMPTY)`, "none"}, {`JSON_VALUE('{"a": null}', '$.a' DEFAULT 'none' ON EMPTY)`, "none"}, {`JSON_VALUE('{"a": {"b": 1}}', '$.a' DEFAULT 'none' ON EMPTY)`, "none"},
+		{`JSON_VALUE('{"a": 1}', '$.a' DEFAULT 'none' ON EMPTY)`, "1"}, {`JSON_VALUE('oops', '$.a' DEFAULT 'none' ON EMPTY)`, "NULL"}, {`JSON_VALUE('oops', '$.a' NULL ON EMPTY DEFAULT 'bad' ON ERROR)`, "bad"},
+		{`JSON_VALUE('{"a": [1]}', '$.a[*]' DEFAULT 'list' ON EMPTY DEFAULT 'bad' ON ERROR)`, "list"}, {`JSON_VALUE('{"a": "7"}', '$.a' RETURNING BIGINT DEFAULT 0 ON EMPTY) + 1`, "8"},
+		{`JSON_VALUE('{}', '$.a' RETURNING BIGINT DEFAULT 2 + 3 ON EMPTY)`, "5"}, {`JSON_VALUE('{}', '$.a' RETURNING DOUBLE DEFAULT 2 ON EMPTY)`, "2.0"}, {`JSON_VALUE(CAST(NULL AS VARCHAR), '$.a' DEFAULT 'x' ON EMPTY DEFAULT 'y' ON ERROR)`, "NULL"},
+		{`JSON_VALUE('{}', '$.a' DEFAULT CAST(NULL AS VARCHAR) ON EMPTY)`, "NULL"}},
+	// Flink's SqlJsonUtils.jsonQuery, lax mode: a wildcard path's list, the wrapper, then the ON EMPTY (nothing, null, an unwrapped scalar) or ON ERROR (invalid JSON) behaviour
+	"JSON_QUERY": {{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `{"b":1}`}, {`JSON_QUERY('{"a": [1, 2]}', '$.a')`, "[1,2]"}, {`JSON_QUERY('{"a": 1}', '$.a')`, "NULL"},
+		{`JSON_QUERY('{"a": [{"b": 1}, {"c": 2}, {"b": "x"}]}', '$.a[*].b')`, `[1,"x"]`}, {`JSON_QUERY('{"a": [1, {"b": 2}]}', '$.a[*]')`, `[1,{"b":2}]`}, {`JSON_QUERY('{"a": []}', '$.a[*]')`, "[]"},
+		{`JSON_QUERY('{"k": {"x": 1, "y": [2]}}', '$.k.*')`, "[1,[2]]"}, {`JSON_QUERY('{"a": 1}', '$.a' WITH CONDITIONAL ARRAY WRAPPER)`, "[1]"}, {`JSON_QUERY('{"a": [1]}', '$.a' WITH CONDITIONAL WRAPPER)`, "[1]"},
+		{`JSON_QUERY('{"a": [1]}', '$.a' WITH UNCONDITIONAL ARRAY WRAPPER)`, "[[1]]"}, {`JSON_QUERY('{"a": "x"}', '$.a' WITH WRAPPER)`, `["x"]`}, {`JSON_QUERY('{"a": 1}', '$.b' WITH WRAPPER)`, "NULL"},
+		{`JSON_QUERY('{"a": 1}', '$.b' EMPTY ARRAY ON EMPTY)`, "[]"}, {`JSON_QUERY('{"a": null}', '$.a' EMPTY OBJECT ON EMPTY)`, "{}"}, {`JSON_QUERY('{"a": 1}', '$.a' WITHOUT ARRAY WRAPPER EMPTY OBJECT ON EMPTY)`, "{}"},
+		{`JSON_QUERY('oops', '$.a' EMPTY ARRAY ON EMPTY)`, "NULL"}, {`JSON_QUERY('oops', '$.a' NULL ON EMPTY EMPTY OBJECT ON ERROR)`, "{}"}, {`JSON_QUERY('{"a": [1, 2]}', '$.a[*]' WITH UNCONDITIONAL WRAPPER)`, "[[1,2]]"}},
+	"JSON_EXISTS": {{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
+		{`JSON_EXISTS('{"a": []}', '$.a[*]')`, "true"}, {`JSON_EXISTS('oops', '$.a[*]')`, "false"}}, // (a wildcard path finds a list, even an empty one: Jayway's indefinite path)
 	"IS_JSON": {{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"}, {"NULL IS JSON", "false"},
 		{"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'1' IS JSON OBJECT", "false"}, {"'{}' IS JSON SCALAR", "false"}, {"'{}' IS JSON ARRAY", "false"},
 		{"'{}' IS JSON OBJECT", "true"}, {"'abc' IS NOT JSON", "true"}, {"IS_JSON('[]', 'ARRAY')", "true"}},

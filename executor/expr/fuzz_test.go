@@ -119,6 +119,25 @@ func FuzzKernels(f *testing.F) {
 			f.Add(q, int64(0), 0.0, text, false, int64(0))
 		}
 	}
+	// dates that do not exist: Java's SMART resolving (TO_TIMESTAMP) moves a
+	// day past the month's end to its last, a lenient SimpleDateFormat
+	// (UNIX_TIMESTAMP, TO_DATE with a format, DATE_FORMAT of text,
+	// CONVERT_TZ) rolls every field over, TO_DATE without one refuses it
+	for _, text := range []string{"2021-02-30 10:00:00", "2020-02-30 23:59:60", "2021-13-01 24:00:00", "2021-04-31", "2021-00-00 00:60:00", "2021-02-29 10:00:00.5"} {
+		for _, q := range []string{"UNIX_TIMESTAMP(s)", "TO_DATE(s)", "TO_DATE(s, 'yyyy-MM-dd')", "TO_TIMESTAMP(s)", "TO_TIMESTAMP(s, 'yyyy-MM-dd HH:mm:ss')",
+			"TO_TIMESTAMP(s, 'yyyy/MM/dd')", "DATE_FORMAT(s, 'yyyy-MM-dd HH:mm:ss')", "CONVERT_TZ(s, 'UTC', 'PST')"} {
+			f.Add(q, int64(0), 0.0, text, false, int64(0))
+		}
+	}
+	// JSON paths with wildcards (a list) and JSON_QUERY's clauses
+	for _, doc := range []string{`{"a": [1, {"b": 2}, {"b": [3]}, null, "x"]}`, `{"a": {"k": 1, "m": {"b": true}}}`, `{"a": []}`, `[{"a": 1}, {"a": [2]}]`, `{"a": 5}`, `nope`} {
+		for _, q := range []string{"JSON_QUERY(s, '$.a[*]')", "JSON_QUERY(s, '$.a[*].b')", "JSON_QUERY(s, '$.a.*')", "JSON_QUERY(s, '$[*].a')", "JSON_QUERY(s, '$.*[0]')",
+			"JSON_QUERY(s, '$.a' WITH CONDITIONAL ARRAY WRAPPER)", "JSON_QUERY(s, '$.a' WITH UNCONDITIONAL WRAPPER)", "JSON_QUERY(s, '$.a[*]' WITH ARRAY WRAPPER)",
+			"JSON_QUERY(s, '$.a' EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR)", "JSON_QUERY(s, '$.b' WITHOUT WRAPPER EMPTY OBJECT ON EMPTY)",
+			"JSON_VALUE(s, '$.a[*]')", "JSON_EXISTS(s, '$.a[*].b')", "JSON_EXISTS(s, '$.*')"} {
+			f.Add(q, int64(0), 0.0, doc, false, int64(0))
+		}
+	}
 	// text that is not UTF-8 (FROM_BASE64, URL_DECODE can make it): the bytes stay as they are
 	for _, q := range []string{"SPLIT_INDEX(s, '', 0)", "SPLIT_INDEX(s, '', 1)", "SPLIT(s, '')", "SPLIT(s, 'a')", "REVERSE(s)", "ARRAY_DISTINCT(SPLIT(s, ''))", "OVERLAY(s PLACING 'x' FROM 2)"} {
 		f.Add(q, int64(2), 0.0, "\x84a \xff\xe2\x82", false, int64(0))

@@ -392,7 +392,7 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		ms := arg(0).i
 		if ts[0] == catalog.Varchar {
 			var ok bool
-			if ms, ok = textconv.ParseTimestamp(arg(0).s); !ok {
+			if ms, ok = refParsePrefix("yyyy-MM-dd HH:mm:ss", str(arg(0))); !ok {
 				return null
 			}
 		}
@@ -413,13 +413,13 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 		if len(vs) == 1 {
 			ms, ok := textconv.ParseTimestamp(arg(0).s)
 			if !ok {
-				ms, ok = refLenientTimestamp(str(arg(0)))
+				ms, ok = refLenientTimestamp(str(arg(0)), false)
 			}
 			return okVal(ok, val{i: ms})
 		}
 		ms, ok := refParseDate(str(arg(1)), str(arg(0)))
 		if !ok {
-			ms, ok = refLenientTimestamp(strings.TrimSpace(str(arg(0))))
+			ms, ok = refLenientTimestamp(strings.TrimSpace(str(arg(0))), true)
 		}
 		return okVal(ok, val{i: ms})
 	case "UNIX_TIMESTAMP":
@@ -489,7 +489,16 @@ func refFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) val {
 			return null
 		}
 		return val{i: d.Quo(d, big.NewInt(step)).Int64()}
-	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+	case "JSON_QUERY":
+		return refJSONQuery(arg(0).s, str(arg(1)), vs[2:])
+	case "JSON_VALUE", "JSON_EXISTS":
+		if _, indef := refJSONPathAll(arg(0).s, str(arg(1))); indef {
+			// a wildcard finds a list: not a scalar (JSON_VALUE's empty), but found, even when empty
+			if fn == "JSON_EXISTS" {
+				return val{b: json.Valid(arg(0).s)}
+			}
+			return null
+		}
 		raw, ok := refJSONPath(arg(0).s, str(arg(1)))
 		ok = ok && json.Valid(arg(0).s)
 		if fn == "JSON_EXISTS" {
@@ -995,9 +1004,11 @@ func refDateFormat(p string, t time.Time) (string, bool) {
 // yyyy-[MM][M]-[dd][d] then optionally [HH][H]:[mm][m]:[ss][s] and a fraction).
 var refLenientRE = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{0,9}))?)?$`)
 
-// refLenientTimestamp reads s by refLenientRE: a date that time.Date keeps
-// as written (no overflow into the next month), its fraction cut to ms.
-func refLenientTimestamp(s string) (int64, bool) {
+// refLenientTimestamp reads s by refLenientRE, its fraction cut to ms:
+// month 1 to 12, day 1 to 31; a day past the month's end is its last day
+// and the time must be as written (Java's SMART resolving), or with roll
+// every field past its range rolls over (java.sql.Timestamp.valueOf).
+func refLenientTimestamp(s string, roll bool) (int64, bool) {
 	m := refLenientRE.FindStringSubmatch(s)
 	if m == nil {
 		return 0, false
@@ -1008,19 +1019,54 @@ func refLenientTimestamp(s string) (int64, bool) {
 	}
 	frac := (m[7] + "000")[:3]
 	ms, _ := strconv.Atoi(frac)
+	if n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > 31 {
+		return 0, false
+	}
+	if last := time.Date(n[0], time.Month(n[1])+1, 0, 0, 0, 0, 0, time.UTC).Day(); !roll && n[2] > last {
+		n[2] = last // (SMART: the month's last day)
+	}
 	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], ms*1e6, time.UTC)
-	if t.Month() != time.Month(n[1]) || t.Day() != n[2] || t.Hour() != n[3] || t.Minute() != n[4] || t.Second() != n[5] {
+	if !roll && (t.Month() != time.Month(n[1]) || t.Day() != n[2] || t.Hour() != n[3] || t.Minute() != n[4] || t.Second() != n[5]) {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
+// refISODate is Flink's DateTimeUtils.parseDate(String) (TO_DATE without a
+// format), by splitting: the text before the first space (when it is not at
+// the start), cut at its first two hyphens into year, month and day (1 by
+// default), each trimmed and all digits; the date must exist in years 0 to
+// 9999. The result is epoch milliseconds of its midnight.
+func refISODate(s string) (int64, bool) {
+	if k := strings.Index(s, " "); k > 0 {
+		s = s[:k]
+	}
+	parts := strings.SplitN(s, "-", 3)
+	n := []int{0, 1, 1}
+	for k, p := range parts {
+		p = strings.TrimFunc(p, func(r rune) bool { return r <= ' ' })
+		if !regexp.MustCompile(`^[0-9]{1,9}$`).MatchString(p) {
+			return 0, false
+		}
+		n[k], _ = strconv.Atoi(p)
+	}
+	t := time.Date(n[0], time.Month(n[1]), n[2], 0, 0, 0, 0, time.UTC)
+	if n[0] > 9999 || t.Year() != n[0] || int(t.Month()) != n[1] || t.Day() != n[2] {
 		return 0, false
 	}
 	return t.UnixMilli(), true
 }
 
 // refParseDate reads s by a pattern of numeric fields and literals, through a
-// regular expression built from the pattern: the whole of s.
+// regular expression built from the pattern: the whole of s, as Java's
+// DateTimeFormatter resolves SMART (a day of 29 to 31 past the month's end
+// is its last day; any other field out of range does not read).
 func refParseDate(p, s string) (int64, bool) { return refParseDateAt(p, s, true) }
 
-// refParsePrefix is refParseDate of the start of s, what follows ignored
-// (Java's SimpleDateFormat.parse(String): Flink's UNIX_TIMESTAMP, TO_DATE).
+// refParsePrefix is refParseDate of the start of s, what follows ignored,
+// each field past its range rolled over into the next (Java's lenient
+// SimpleDateFormat.parse(String): Flink's UNIX_TIMESTAMP, TO_DATE with a
+// format, DATE_FORMAT of text, CONVERT_TZ).
 func refParsePrefix(p, s string) (int64, bool) { return refParseDateAt(p, s, false) }
 
 func refParseDateAt(p, s string, whole bool) (int64, bool) {
@@ -1087,7 +1133,9 @@ func refParseDateAt(p, s string, whole bool) (int64, bool) {
 			mo = v
 		case 'd':
 			d = v
-		case 'H', 'k':
+		case 'H':
+			h = v
+		case 'k':
 			h = v % 24
 		case 'h', 'K':
 			h = v % 12
@@ -1099,10 +1147,17 @@ func refParseDateAt(p, s string, whole bool) (int64, bool) {
 			ms = v
 		}
 	}
-	if mo < 1 || mo > 12 || d < 1 || d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() || h > 23 || mi > 59 || sec > 59 || ms > 999 || y > 292278994 {
+	if whole {
+		if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 || ms > 999 {
+			return 0, false
+		}
+		d = min(d, time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day())
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC)
+	if t.Year() > 292278994 || t.Year() < -292275055 {
 		return 0, false
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC).UnixMilli(), true
+	return t.UnixMilli(), true
 }
 
 // refJSONPath follows a path ($.a.b, $.a[0], $['k']) through a document
@@ -1141,6 +1196,115 @@ func refJSONPath(doc []byte, path string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return cur, true
+}
+
+// refJSONPathAll evaluates a path with wildcards (.* and [*]) over doc, as
+// Jayway JsonPath's indefinite paths: every member value of an object and
+// every element of an array, in the document's order, steps that do not
+// apply to a value dropping it. indefinite is false for a path without a
+// wildcard (refJSONPath reads those).
+func refJSONPathAll(doc []byte, path string) (list []json.RawMessage, indefinite bool) {
+	path = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(path, "lax "), "strict "))
+	if !strings.HasPrefix(path, "$") || !strings.Contains(path, "*") {
+		return nil, false
+	}
+	steps := regexp.MustCompile(`\.\*|\[\*\]|\.([^.\[]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]`).FindAllStringSubmatch(path[1:], -1)
+	cur := []json.RawMessage{bytes.TrimSpace(doc)}
+	for _, st := range steps {
+		var next []json.RawMessage
+		for _, v := range cur {
+			switch {
+			case st[0] == ".*" || st[0] == "[*]":
+				if len(v) > 0 && v[0] == '[' {
+					var arr []json.RawMessage
+					_ = json.Unmarshal(v, &arr)
+					next = append(next, arr...)
+				} else if len(v) > 0 && v[0] == '{' {
+					dec := json.NewDecoder(bytes.NewReader(v))
+					_, _ = dec.Token()
+					for dec.More() {
+						_, _ = dec.Token() // (the key)
+						var m json.RawMessage
+						_ = dec.Decode(&m)
+						next = append(next, m)
+					}
+				}
+			case st[2] != "":
+				n, _ := strconv.Atoi(st[2])
+				var arr []json.RawMessage
+				if len(v) > 0 && v[0] == '[' && json.Unmarshal(v, &arr) == nil && n < len(arr) {
+					next = append(next, arr[n])
+				}
+			default:
+				var obj map[string]json.RawMessage
+				if len(v) > 0 && v[0] == '{' && json.Unmarshal(v, &obj) == nil {
+					if m, ok := obj[strings.Trim(st[1]+st[3]+st[4], `"`)]; ok {
+						next = append(next, m)
+					}
+				}
+			}
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// refJSONQuery is Calcite's (Flink's SqlJsonUtils) jsonQuery in lax mode:
+// opts are the parser's clause arguments ('WRAPPER=…', 'EMPTY=…',
+// 'ERROR=…'). Invalid JSON is the ON ERROR behaviour; nothing found, JSON
+// null, or a scalar after the wrapper is applied, the ON EMPTY one; else
+// the value (a wildcard path's list as an array), wrapped as asked, as
+// compact JSON.
+func refJSONQuery(doc []byte, path string, opts []val) val {
+	wrapper, onEmpty, onError := "WITHOUT", "NULL", "NULL"
+	for _, o := range opts {
+		k, v, _ := strings.Cut(string(o.s), "=")
+		switch k {
+		case "WRAPPER":
+			wrapper = v
+		case "EMPTY":
+			onEmpty = v
+		case "ERROR":
+			onError = v
+		}
+	}
+	behave := func(b string) val {
+		switch b {
+		case "EMPTY ARRAY":
+			return val{s: []byte("[]")}
+		case "EMPTY OBJECT":
+			return val{s: []byte("{}")}
+		}
+		return val{null: true}
+	}
+	if !json.Valid(doc) {
+		return behave(onError)
+	}
+	var value []byte
+	if list, indef := refJSONPathAll(doc, path); indef {
+		parts := make([][]byte, len(list))
+		for k, m := range list {
+			parts[k] = m
+		}
+		value = append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']')
+	} else {
+		raw, ok := refJSONPath(doc, path)
+		if !ok || string(raw) == "null" {
+			return behave(onEmpty)
+		}
+		value = raw
+	}
+	if wrapper == "UNCONDITIONAL" || wrapper == "CONDITIONAL" && value[0] != '[' {
+		value = append(append([]byte("["), value...), ']')
+	}
+	if value[0] != '[' && value[0] != '{' {
+		return behave(onEmpty)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, value) != nil {
+		return val{null: true}
+	}
+	return val{s: buf.Bytes()}
 }
 
 // refJSON is a value as JSON text.

@@ -66,20 +66,17 @@ func refMoreFunc(fn string, vs []val, ts []catalog.Type, t catalog.Type) (val, b
 	case "TANH":
 		return f1(math.Tanh)
 	case "TO_DATE":
-		p := "yyyy-MM-dd"
-		if len(vs) == 2 {
-			p = str(vs[1])
+		if len(vs) == 1 {
+			ms, ok := refISODate(str(vs[0]))
+			return okVal(ok, val{i: ms}), true
 		}
-		ms, ok := refParsePrefix(p, str(vs[0]))
+		ms, ok := refParsePrefix(str(vs[1]), str(vs[0]))
 		if !ok {
 			return null, true
 		}
 		return val{i: tm(ms).Truncate(24 * time.Hour).UnixMilli()}, true
 	case "CONVERT_TZ":
-		ms, ok := refParseDate("yyyy-MM-dd HH:mm:ss", str(vs[0]))
-		if !ok {
-			ms, ok = refParseDate("yyyy-MM-dd HH:mm:ss.SSS", str(vs[0]))
-		}
+		ms, ok := refParsePrefix("yyyy-MM-dd HH:mm:ss", str(vs[0]))
 		if !ok {
 			return null, true
 		}

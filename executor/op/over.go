@@ -34,6 +34,15 @@ type OverSpec struct {
 	Range     bool
 	Preceding int64
 	Aggs      []OverAgg
+	// Arrival orders the rows by their arrival, not by Time (an OVER
+	// ordered by a processing-time column, as Flink's
+	// ProcTimeRowsBoundedPrecedingFunction and
+	// ProcTimeUnboundedPrecedingFunction): each row is handled when it is
+	// pushed, its frame the current row and up to Preceding rows before it
+	// in arrival order (every row before it when Preceding is
+	// math.MaxInt64); no row is late, nothing is held, and a watermark only
+	// passes through. Range must then be unset.
+	Arrival bool
 }
 
 // Over is the OVER aggregation operator (SPEC 2.9), append-only: each input
@@ -81,6 +90,9 @@ func NewOver(spec OverSpec, out Emitter, acct Account) (*Over, error) {
 	if spec.Preceding < 0 {
 		return nil, fmt.Errorf("over: %d PRECEDING", spec.Preceding)
 	}
+	if spec.Arrival && spec.Range {
+		return nil, fmt.Errorf("over: a RANGE frame in arrival order")
+	}
 	if acct == nil {
 		acct = noAccount{}
 	}
@@ -102,7 +114,7 @@ func NewOver(spec OverSpec, out Emitter, acct Account) (*Over, error) {
 // Push implements Operator.
 func (o *Over) Push(ctx context.Context, _ int, b *vector.Batch) error {
 	for i := 0; i < b.N; i++ {
-		if isLate(b, i, o.spec.Time, o.spec.Stamp, o.wm) {
+		if !o.spec.Arrival && isLate(b, i, o.spec.Time, o.spec.Stamp, o.wm) {
 			if err := sendLate(ctx, o.out, o.late, b, i); err != nil {
 				return err
 			}
@@ -123,7 +135,21 @@ func (o *Over) Push(ctx context.Context, _ int, b *vector.Batch) error {
 		if err := o.acct.Grow(n + 36); err != nil {
 			return err
 		}
-		o.held.push(timed{t: b.Cols[o.spec.Time].I[i], seq: o.seq, row: int32(k), part: pi})
+		h := timed{t: b.Cols[o.spec.Time].I[i], seq: o.seq, row: int32(k), part: pi}
+		if !o.spec.Arrival {
+			o.held.push(h)
+			continue
+		}
+		p := &o.state[pi] // (arrival order: handled now, Flink's proctime OVER)
+		p.hist = append(p.hist, h.row)
+		p.times = append(p.times, h.t)
+		if err := o.handle(ctx, h, len(p.hist)-1); err != nil {
+			return err
+		}
+		o.trim(p)
+	}
+	if o.spec.Arrival {
+		return o.ob.flush(ctx, o.out)
 	}
 	return flushLate(ctx, o.out, o.late)
 }
@@ -135,6 +161,9 @@ func (o *Over) Watermark(ctx context.Context, _ int, wm int64) error {
 		return nil
 	}
 	o.wm = wm
+	if o.spec.Arrival {
+		return o.out.EmitWatermark(ctx, wm)
+	}
 	o.ready, o.at = o.ready[:0], o.at[:0]
 	for len(o.held) > 0 && o.held[0].t < wm {
 		h := o.held.pop()

@@ -373,7 +373,7 @@ func NewFor(job *plan.Job, k int, budget *state.Budget, late *[]*flow.LateRows, 
 			outTypes = append(append([]catalog.Type{}, r.Types...), catalog.BigInt)
 		}
 	case plan.RankOver:
-		spec := op.OverSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1, Range: r.Range, Preceding: r.Preceding}
+		spec := op.OverSpec{Types: r.Types, Keys: r.Keys, Time: r.Time, Stamp: -1, Range: r.Range, Preceding: r.Preceding, Arrival: r.Arrival}
 		outTypes = append([]catalog.Type{}, r.Types...)
 		for _, c := range r.Calls {
 			spec.Aggs = append(spec.Aggs, op.OverAgg{Spec: c.Spec, Arg: c.Arg})

@@ -534,7 +534,7 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 			return "", err
 		}
 		return "(" + parts[0] + ")[" + parts[1] + "]", nil
-	case "position", "similar_to", "is_json", "json_value", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
+	case "position", "similar_to", "is_json", "json_value", "json_query", "json_object", "array_value_constructor", "map_value_constructor", "row_value_constructor":
 		if out, ok, err := p.flinkSyntax(name, n); ok || err != nil {
 			return out, err
 		}
@@ -599,7 +599,8 @@ func (p *printer) call(n *ast.FuncCallExpr) (string, error) {
 // flinkSyntax prints the calls the parser made of Flink's own syntax
 // (parser/funcsyntax.go) in that syntax again, which is the only one Flink's
 // SQL parser takes: POSITION(a IN s), s SIMILAR TO p, s IS JSON [kind],
-// JSON_VALUE(s, p RETURNING t), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
+// JSON_VALUE(s, p RETURNING t DEFAULT d ON EMPTY ...), JSON_QUERY(s, p WITH
+// CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY ...), JSON_OBJECT(KEY k VALUE v, ...), ARRAY[...],
 // MAP[...], ROW(...). false when n's arguments are not of that form.
 func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, error) {
 	parts, err := p.exprs(n.Args...)
@@ -630,12 +631,39 @@ func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, e
 			return "(" + parts[0] + ") IS JSON " + strings.ToUpper(kind), true, nil
 		}
 	case "json_value":
-		if ty, ok := lit(2); ok && len(parts) == 3 {
-			if strings.EqualFold(ty, "VARCHAR") {
-				ty = "STRING"
-			}
-			return "JSON_VALUE(" + parts[0] + ", " + parts[1] + " RETURNING " + strings.ToUpper(ty) + ")", true, nil
+		// RETURNING t, DEFAULT d ON EMPTY / ON ERROR: 't', 'DEFAULT ON EMPTY', d
+		if len(parts) < 3 {
+			break
 		}
+		out, ok := clauseCall("JSON_VALUE", parts, lit, func(k int, v string) (string, int, bool) {
+			switch {
+			case (v == "DEFAULT ON EMPTY" || v == "DEFAULT ON ERROR") && k+1 < len(parts):
+				return " DEFAULT (" + parts[k+1] + ")" + strings.TrimPrefix(v, "DEFAULT"), 2, true
+			case k == 2 && strings.EqualFold(v, "VARCHAR"):
+				return " RETURNING STRING", 1, true
+			case k == 2:
+				return " RETURNING " + strings.ToUpper(v), 1, true
+			}
+			return "", 0, false
+		})
+		return out, ok, nil
+	case "json_query":
+		// the clauses, 'WRAPPER=…', 'EMPTY=…', 'ERROR=…', in the order written
+		if len(parts) < 3 {
+			break
+		}
+		out, ok := clauseCall("JSON_QUERY", parts, lit, func(_ int, v string) (string, int, bool) {
+			switch key, what, _ := strings.Cut(v, "="); {
+			case key == "WRAPPER" && what == "WITHOUT":
+				return " WITHOUT ARRAY WRAPPER", 1, true
+			case key == "WRAPPER":
+				return " WITH " + what + " ARRAY WRAPPER", 1, true
+			case key == "EMPTY" || key == "ERROR":
+				return " " + what + " ON " + key, 1, true
+			}
+			return "", 0, false
+		})
+		return out, ok, nil
 	case "json_object":
 		if len(parts)%2 == 0 {
 			var kv []string
@@ -652,6 +680,28 @@ func (p *printer) flinkSyntax(name string, n *ast.FuncCallExpr) (string, bool, e
 		return "ROW(" + strings.Join(parts, ", ") + ")", true, nil
 	}
 	return "", false, nil
+}
+
+// clauseCall prints name(parts[0], parts[1] clauses) for a call whose
+// arguments from 2 on are the parser's clause literals (lit reads one):
+// each prints the clause at argument k of text v and says how many
+// arguments it takes; false when one is not a clause.
+func clauseCall(name string, parts []string, lit func(int) (string, bool), each func(k int, v string) (string, int, bool)) (string, bool) {
+	var sb strings.Builder
+	sb.WriteString(name + "(" + parts[0] + ", " + parts[1])
+	for k := 2; k < len(parts); {
+		v, ok := lit(k)
+		if !ok {
+			return "", false
+		}
+		text, n, ok := each(k, v)
+		if !ok {
+			return "", false
+		}
+		sb.WriteString(text)
+		k += n
+	}
+	return sb.String() + ")", true
 }
 
 // timeLiteral prints DATE 'd', TIME 't' and TIMESTAMP 'ts' (TiDB's

@@ -78,10 +78,14 @@ type Rank struct {
 	// window Top-N's window columns.
 	Time, Stamp, Start, End int
 	// Range and Preceding are an OVER frame: RANGE of Preceding ms, or ROWS
-	// of Preceding rows; Calls its aggregates.
+	// of Preceding rows; Calls its aggregates. Arrival: the OVER is ordered
+	// by a processing-time column (Flink's proctime OVER): each row is
+	// handled as it arrives, its frame the rows of its partition before it
+	// in arrival order (op.OverSpec.Arrival); Time is then that column.
 	Range     bool
 	Preceding int64
 	Calls     []OverCall
+	Arrival   bool
 	// Limit is ORDER BY's LIMIT (-1: none).
 	Limit int64
 	// Output maps the query's columns to the operator's output columns.
