@@ -25,8 +25,9 @@ func (r *assignsReplay) Fired(p int32) (int64, bool)                   { return 
 func (r *assignsReplay) Assign(p int32, from int64, m connector.ReplayMark, ok bool) {
 	r.assigns = append(r.assigns, fmt.Sprintf("p%d from %d e=%d f=%d %v", p, from, m.Emitted, m.Fired, ok))
 }
-func (r *assignsReplay) Revoke(int32) {}
-func (r *assignsReplay) Torn() bool   { return false }
+func (r *assignsReplay) Revoke(int32)                {}
+func (r *assignsReplay) Torn() bool                  { return false }
+func (r *assignsReplay) Windows(int32) (int64, bool) { return 0, false }
 
 // TestKafkaAbortRewindsEveryGroupSource (issue 23 item 6): a transaction
 // aborted because the group moved on (errRebalanced) rewinds every group
