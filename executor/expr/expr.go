@@ -904,10 +904,9 @@ func inCodePoints(set, c []byte) bool {
 	return false
 }
 
-// substringKernel is SUBSTRING(s, start[, len]) on code points with Flink's
-// rule (BinaryStringDataUtil.substringSQL): start 1 is the first character,
-// start 0 reads as 1, a negative start counts from the end (before the
-// first character: ”), and a negative length gives NULL (substring).
+// substringKernel is SUBSTRING(s, start[, len]) on code points: start 1 is the
+// first character, a negative start counts from the end, start 0 or a negative
+// length gives ” (SPEC 2).
 func substringKernel(args []evalFunc) evalFunc {
 	vs := make([]*vector.Vec, len(args))
 	return derived(catalog.Varchar, func(b *vector.Batch, sel []int32, out *vector.Vec) {
@@ -928,10 +927,6 @@ func substringKernel(args []evalFunc) evalFunc {
 			length := int64(math.MaxInt64)
 			if len(vs) == 3 {
 				length = vs[2].I[i]
-			}
-			if length < 0 {
-				out.Null[i] = true // (Flink: NULL for a negative length)
-				continue
 			}
 			out.S[i] = substring(s, start, length)
 		}
@@ -1288,20 +1283,13 @@ func roundTens(x int64, k int) (int64, bool) {
 	return int64(lo), true
 }
 
-// substring is SUBSTRING(s, start, length) on code points for a length
-// >= 0, as Flink's BinaryStringDataUtil.substringSQL: start 0 is start 1, a
-// negative start counts from the end and gives ” when it falls before the
-// first character, a start past the end gives ”. (A negative length,
-// NULL in Flink, is the caller's: substringKernel.)
+// substring is SUBSTRING(s, start, length) of SPEC 2 on code points.
 func substring(s []byte, start, length int64) []byte {
-	if length <= 0 {
+	if start == 0 || length <= 0 {
 		return s[:0]
 	}
 	n := int64(utf8.RuneCount(s))
-	switch {
-	case start == 0:
-		start = 1
-	case start < 0:
+	if start < 0 {
 		start = n + start + 1
 		if start < 1 {
 			return s[:0]

@@ -211,9 +211,6 @@ func refEval(e *plan.Expr, b *vector.Batch, r int, inArg val) val {
 		if s.null || start.null || length.null {
 			return null
 		}
-		if length.i < 0 {
-			return null // (Flink: a negative length gives NULL)
-		}
 		return val{s: refSubstring(s.s, start.i, length.i)}
 	case plan.OpFunc:
 		vs := make([]val, len(e.Args))
@@ -600,15 +597,11 @@ func refString(op plan.Op, s []byte) val {
 	return val{s: out}
 }
 
-// refSubstring is SUBSTRING on code points for a length >= 0 (Flink's
-// substringSQL): start 1 is the first, 0 reads as 1, a negative start
-// counts from the end (” before the first), a length 0 gives ”.
+// refSubstring is SUBSTRING on code points: start 1 is the first, a negative
+// start counts from the end, start 0 or a length <= 0 gives ”.
 func refSubstring(s []byte, start, length int64) []byte {
 	cps := codePoints(s)
 	n := int64(len(cps))
-	if start == 0 {
-		start = 1
-	}
 	if start < 0 {
 		start = n + start + 1
 		if start < 1 {
