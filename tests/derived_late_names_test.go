@@ -10,8 +10,10 @@ import (
 // job's late outputs; a name the job already has with other columns gets
 // the name the query reads the relation by as a suffix, late-<alias>, or
 // late-<name> for a view or WITH name read without an alias (SPEC 2.7's
-// late-<alias or stream name>), then a number when that is taken too (a
-// join's own late-<alias> output). Each way of reading a relation is run:
+// late-<alias or stream name>), then a number only when that is really
+// taken too (a join's own late-<alias> output that rows can reach:
+// TestDerivedLateNameTakenByJoin; one for an input whose rows are never
+// late, a window aggregate's, takes no name). Each way of reading a relation is run:
 // an input of a window join, of an interval join (whose job has no 'late'
 // yet: the window's late rows take it), the FROM of a query, the
 // build side of IN, and a relation inside a relation; for each, the late
@@ -46,13 +48,15 @@ CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(T
 		what, query  string
 		oName, pName string // the late outputs of o's and p's rows
 	}{
-		// the join's own late-r (r's rows) takes late-r first; 'late' is the
-		// first window's, with o's columns
-		{"window join of subqueries", winJob + wp + " r" + onR("r"), "late", "late-r1"},
-		{"window join of a subquery and a view with an alias", winJob + "pv x" + onR("x"), "late", "late-x1"},
-		{"window join of a subquery and a view", winJob + "pv" + onR("pv"), "late", "late-pv1"},
-		{"window join of a subquery and a WITH name with an alias", "WITH w AS " + wp + " " + winJob + "w AS y" + onR("y"), "late", "late-y1"},
-		{"window join of a subquery and a WITH name", "WITH w AS " + wp + " " + winJob + "w" + onR("w"), "late", "late-w1"},
+		// 'late' is the first window's, with o's columns; the join's own
+		// late-r gets no row (a window aggregate's rows are never late), so
+		// it does not take the name: p's window's late rows go to late-r
+		// (they went to late-r1, beside an unused late-r)
+		{"window join of subqueries", winJob + wp + " r" + onR("r"), "late", "late-r"},
+		{"window join of a subquery and a view with an alias", winJob + "pv x" + onR("x"), "late", "late-x"},
+		{"window join of a subquery and a view", winJob + "pv" + onR("pv"), "late", "late-pv"},
+		{"window join of a subquery and a WITH name with an alias", "WITH w AS " + wp + " " + winJob + "w AS y" + onR("y"), "late", "late-y"},
+		{"window join of a subquery and a WITH name", "WITH w AS " + wp + " " + winJob + "w" + onR("w"), "late", "late-w"},
 		{"interval join with a subquery", `SELECT o.id, r.m FROM o JOIN ` + wp + ` r ON o.k = r.k AND o.ts BETWEEN r.window_start AND r.window_end`, "late-o", "late"},
 		{"a UNION ALL in FROM", `SELECT k, COUNT(*) AS c FROM ` + union + ` u GROUP BY k`, "late", "late-u"},
 		{"a UNION ALL in FROM without an alias", `SELECT k, COUNT(*) AS c FROM ` + union + ` GROUP BY k`, "late", "late-p"},
@@ -74,6 +78,32 @@ CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(T
 		}
 		if strings.Contains(plan, "Sink late "+pCols) && tc.pName != "late" {
 			t.Errorf("%s: EXPLAIN shows p's late rows going to 'late', the run to %s:\n%s", tc.what, tc.pName, plan)
+		}
+	}
+}
+
+// TestDerivedLateNameTakenByJoin: a relation's late output takes a number
+// only when late-<alias> is really taken: here the join's own late-r gets
+// r's late rows (a regular join of two unbounded inputs with event time,
+// whose right input is an OVER aggregation's rows: SPEC 2.7), 'late' is l's
+// window's, so r's OVER's late rows (p's columns) go to late-r1; EXPLAIN
+// shows each Sink with its columns. In TestDerivedLateNames the join's
+// late-r of a window aggregate's rows, which none reaches, leaves the name
+// to the relation.
+func TestDerivedLateNameTakenByJoin(t *testing.T) {
+	const q = `CREATE STREAM o (id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='o', 'properties.bootstrap.servers'='localhost:1', 'format'='csv');
+CREATE STREAM p (id BIGINT, k VARCHAR, ts BIGINT, note VARCHAR, WATERMARK FOR ts AS ts) WITH ('connector'='kafka', 'topic'='p', 'properties.bootstrap.servers'='localhost:1', 'format'='csv');
+EXPLAIN SELECT l.k, r.c FROM (SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k) l JOIN (SELECT id, k, ts, COUNT(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS c FROM p) r ON l.k = r.k AND r.ts BETWEEN l.window_start AND l.window_end;
+`
+	plan, errs, code := runSQL(t, nil, q, "--format", "plain")
+	for _, want := range []string{
+		"Sink late (id BIGINT, k VARCHAR, ts BIGINT)",
+		"late rows of r -> 'late-r'",
+		"Sink late-r (id BIGINT, k VARCHAR, ts BIGINT, c BIGINT)",
+		"Sink late-r1 (id BIGINT, k VARCHAR, ts BIGINT, note VARCHAR)",
+	} {
+		if code != 0 || !strings.Contains(plan, want) {
+			t.Errorf("EXPLAIN exit %d, stderr %s; want %q in:\n%s", code, errs, want, plan)
 		}
 	}
 }
