@@ -135,6 +135,16 @@ type derivedPart struct {
 	lastRow, prevRow   int
 	// stop ends a gated part's job at the reading job's cut (drainCut)
 	stop context.CancelFunc
+	// given counts the rows of each of the part's outputs other than its
+	// main one (its late outputs') that went to the reading job's sink
+	// (fill), nil before the first: the end-of-job notice counts those
+	// (addStats), not the rows a part that ran ahead of the reading job's
+	// cut routed after it
+	given map[int]int64
+	// final is the part's job's stats, set before done closes: those of a
+	// part stopped at the reading job's end, whose end message Close does
+	// not take
+	final *Stats
 }
 
 // derivedBatches is how many batches of main rows (each up to vector.Cap
@@ -223,6 +233,7 @@ func (ds *derivedSource) start() {
 			if err == nil {
 				err = cs.flush()
 			}
+			p.final = &stats
 			cs.send(derivedMsg{end: true, stats: &stats, err: err})
 		}()
 	}
@@ -504,14 +515,22 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
 				return err
 			}
+			if p.given == nil {
+				p.given = map[int]int64{}
+			}
+			p.given[m.out] += int64(m.b.N)
 		}
 	}
 	return nil
 }
 
 // addStats adds a part's counts to the reading job's: its late rows (the
-// end-of-job notice) and its streams' malformed rows; and keeps its stats,
-// and those of the parts it read, for EXPLAIN ANALYZE (Stats.Parts).
+// end-of-job notice), each query's as many as the reading job's sink got
+// of its output (derivedPart.given: a part cut by the reading job's LIMIT
+// counts the late rows it routed after the cut too, which were not given;
+// SPEC 2.4 the notice counts the rows printed), and its streams' malformed
+// rows; and keeps its stats, and those of the parts it read, for EXPLAIN
+// ANALYZE (Stats.Parts).
 func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	if s == nil {
 		return
@@ -525,12 +544,17 @@ func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 		out.Parts[j] = ps
 	}
 	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
+		given := int64(0)
 		for k, o := range p.job.Outputs {
 			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
 				l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
+				if given = min(l.Rows, p.given[k]); given > 0 { // (the queries sharing an output take its rows given in turn)
+					p.given[k] -= given
+				}
 				break
 			}
 		}
+		l.Rows = given
 		out.Late = append(out.Late, l)
 	}
 	for _, e := range s.Streams {
@@ -556,10 +580,19 @@ func (ds *derivedSource) Position(line int64) string {
 func (ds *derivedSource) Progress() (int64, int64) { return 0, 0 }
 
 // Close implements Source: it stops the parts' jobs and waits for them.
+//
+// A part whose end the reading job did not take (it ended first: a LIMIT's
+// cut, SPEC 2.2) adds its counts here, its late rows as many as were given
+// (addStats), so the end-of-job notice counts every late row printed; the
+// reading job's runWith closes its sources before it returns its stats.
 func (ds *derivedSource) Close() error {
 	ds.stop()
 	for _, p := range ds.parts {
 		<-p.done
+		if !p.ended {
+			p.ended = true
+			ds.addStats(p, p.final)
+		}
 	}
 	return nil
 }

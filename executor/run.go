@@ -231,11 +231,13 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 	}
 	var srcs []opened
-	defer func() {
+	closeSources := func() {
 		for _, s := range srcs {
 			s.src.Close()
 		}
-	}()
+		srcs = nil
+	}
+	defer closeSources()
 	for _, b := range joins {
 		bo := opens
 		bo.buildSide = true
@@ -295,6 +297,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	hub.sink = sink
 	stats.Analysis = an
 	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
+	closeSources() // (before stats is returned: a derived relation's parts stopped at a LIMIT's cut add their counts as they close)
 	an.finish(job)
 	if err != nil {
 		sinkstream.Abort(sink) // an exactly-once sink drops the failed job's open transaction
