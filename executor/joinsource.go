@@ -178,9 +178,13 @@ type joinInput struct {
 	// held: errs, the errors rows of the input's last batch, wait for the
 	// job to be past them (joinHandBack.hold: an input that takes back)
 	held bool
-	es   *StreamErrors
-	wmk  *watermarker   // nil without a WATERMARK
-	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
+	// lateHeld are the input's late rows the join gave since its last
+	// read, which wait as errs do (joinHandBack.hold; holdLate), nil
+	// before the first
+	lateHeld *vector.Batch
+	es       *StreamErrors
+	wmk      *watermarker   // nil without a WATERMARK
+	keys     []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
 	// nil without one: filterPushed applies it, keeping the rows in
 	// filtered (then b)
@@ -420,7 +424,7 @@ type joined struct {
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.handled()
 	for len(js.queue) == 0 {
-		if err := js.step(); err != nil {
+		if err := js.endLate(js.step()); err != nil {
 			return err
 		}
 	}
@@ -450,7 +454,7 @@ func (js *joinSource) run(ctx context.Context, b *vector.Batch, push func(contex
 		js.handled()
 		var err error
 		for len(js.queue) == 0 && err == nil {
-			err = js.step()
+			err = js.endLate(js.step())
 		}
 		if err == nil {
 			js.give(b)
@@ -1132,6 +1136,9 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	js.late[s].Rows += int64(len(js.sel))
 	if js.an != nil {
 		js.an.measureLate(js, s, b)
+	}
+	if js.hand.hold[s] {
+		return js.holdLate(s, b, js.sel) // (joinhandback.go: sent once the job is past them, or up to its LIMIT's cut)
 	}
 	return js.lateOut(s, b, js.sel)
 }

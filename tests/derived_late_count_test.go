@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"streamql/cmd/streamql/cli"
 )
 
 // TestDerivedLateRowsCountedAsPrinted: the end-of-job notice counts every
@@ -42,13 +38,10 @@ func TestDerivedLateRowsCountedAsPrinted(t *testing.T) {
 		}
 	}
 	files := map[string]string{"o.csv": o.String(), "p.csv": p.String()}
-	ddl := `CREATE STREAM o (id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
-CREATE STREAM p (id BIGINT, k VARCHAR, ts BIGINT, note VARCHAR, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');
-CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k;
-`
+	ddl := lateNamesDDL
 	const (
-		wo = `(SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
-		wp = `(SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
+		wo = lateWinO
+		wp = lateWinP
 		on = ` ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end`
 	)
 	shapes := []struct{ what, query string }{
@@ -75,13 +68,7 @@ CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(T
 							t.Fatal(err)
 						}
 					}
-					script := filepath.Join(dir, "q.sql")
-					if err := os.WriteFile(script, []byte(stdinDDL+sh.query+limit+";\n"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					var ob, eb bytes.Buffer
-					code = cli.Run(context.Background(), []string{"--format", "csv", "-f", script}, strings.NewReader(files["o.csv"]), &ob, &eb)
-					out, errs = ob.String(), eb.String()
+					out, errs, code = runStdinCSV(t, dir, stdinDDL+sh.query+limit+";\n", files["o.csv"])
 				} else {
 					out, errs, code = runSQL(t, files, ddl+sh.query+limit+";\n", "--format", "csv")
 				}

@@ -5,6 +5,19 @@ import (
 	"testing"
 )
 
+// lateNamesDDL declares o and p, files with event time, and view pv, p's
+// counts per 5 s window; lateWinO and lateWinP are subqueries counting o's
+// and p's rows per window (TestDerivedLateNames,
+// TestDerivedLateRowsCountedAsPrinted).
+const (
+	lateNamesDDL = `CREATE STREAM o (id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE STREAM p (id BIGINT, k VARCHAR, ts BIGINT, note VARCHAR, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');
+CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k;
+`
+	lateWinO = `(SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
+	lateWinP = `(SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
+)
+
 // TestDerivedLateNames: the late rows of a window inside a relation (a
 // subquery, a WITH name, a view, a UNION ALL: SPEC 2.6) go to the reading
 // job's late outputs; a name the job already has with other columns gets
@@ -23,18 +36,16 @@ import (
 // subquery or UNION ALL read without an alias gives the suffix instead:
 // the name it reads its own input by (late-p for a part over p, late-pv
 // over view pv, late-q over a subquery q), as a join input's late-<alias>.
+
 func TestDerivedLateNames(t *testing.T) {
 	files := map[string]string{
 		"o.csv": "1,a,1000\n2,b,2000\n3,a,9000\n4,a,1500\n",         // 4 is late for its window
 		"p.csv": "1,a,1100,x\n2,b,2100,y\n3,a,9100,z\n5,a,1200,w\n", // so is 5
 	}
-	ddl := `CREATE STREAM o (id BIGINT, k VARCHAR, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
-CREATE STREAM p (id BIGINT, k VARCHAR, ts BIGINT, note VARCHAR, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='p.csv', 'format'='csv');
-CREATE VIEW pv AS SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k;
-`
+	ddl := lateNamesDDL
 	const (
-		wo     = `(SELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
-		wp     = `(SELECT window_start, window_end, k, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
+		wo     = lateWinO
+		wp     = lateWinP
 		union  = `(SELECT window_start, window_end, k FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k UNION ALL SELECT window_start, window_end, k FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k)`
 		on     = ` ON l.k = %[1]s.k AND l.window_start = %[1]s.window_start AND l.window_end = %[1]s.window_end`
 		oCols  = "(id BIGINT, k VARCHAR, ts BIGINT)"
