@@ -34,6 +34,9 @@ type derivedHub struct {
 	// timed: the job's operators time their calls (EXPLAIN ANALYZE), and
 	// so do its derived relations' jobs (runMode.timed)
 	timed bool
+	// cut: a LIMIT of a relation may stop the job's reads before their end
+	// (runMode.cut), and so its derived relations' parts' reads
+	cut bool
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -229,7 +232,7 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate})
+			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate, cut: ds.hub.cut})
 			if err == nil {
 				err = cs.flush()
 			}
