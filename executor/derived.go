@@ -503,27 +503,37 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			p.head, p.at = m.b, 0
 			p.headOrigin, p.headPull = m.origin, m.pull
 		default:
-			k := -1
-			if m.out < len(p.outMap) {
-				k = p.outMap[m.out]
-			}
-			if k < 0 {
-				continue
-			}
-			ds.sel = ds.sel[:0]
-			for i := range m.b.N {
-				ds.sel = append(ds.sel, int32(i))
-			}
-			ds.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
-			if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
+			if err := ds.passOn(p, m); err != nil {
 				return err
 			}
-			if p.given == nil {
-				p.given = map[int]int64{}
-			}
-			p.given[m.out] += int64(m.b.N)
 		}
 	}
+	return nil
+}
+
+// passOn gives the rows of m, rows of p's output m.out other than its main
+// one (late rows), to the reading job's output that output maps to
+// (Job.DerivedOutputs), counting them given (derivedPart.given).
+func (ds *derivedSource) passOn(p *derivedPart, m derivedMsg) error {
+	k := -1
+	if m.out < len(p.outMap) {
+		k = p.outMap[m.out]
+	}
+	if k < 0 {
+		return nil
+	}
+	ds.sel = ds.sel[:0]
+	for i := range m.b.N {
+		ds.sel = append(ds.sel, int32(i))
+	}
+	ds.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
+	if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
+		return err
+	}
+	if p.given == nil {
+		p.given = map[int]int64{}
+	}
+	p.given[m.out] += int64(m.b.N)
 	return nil
 }
 

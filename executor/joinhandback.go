@@ -1,8 +1,6 @@
 package executor
 
 import (
-	"errors"
-	"io"
 	"slices"
 
 	"streamql/catalog"
@@ -25,11 +23,14 @@ import (
 // batch or ends (flushHeld), or, at the LIMIT's cut, those before the cut,
 // the others being handed back for the next job to report, and taken out
 // of the count (SPEC 1: each malformed row reported once, by the statement
-// whose cut it precedes). Its late rows (SPEC 2.7) wait alike
-// (joinInput.lateHeld): a late row after the cut is handed back, neither
-// sent to the late output nor counted, and the next job reads it (SPEC
-// 2.2: side outputs hold what was routed until the cut; it was sent and
-// then read again).
+// whose cut it precedes). Its late rows go to the join's late output as the
+// join gives them (SPEC 2.7), in the order of the job's other outputs (SPEC
+// 4, the line formats), before the joined rows that follow them, so they
+// are the statement's: the cut hands back none of them, but the rows after
+// the last one sent (lateSent), as after the last row a used joined row was
+// made of (a late row went to late-o and the next statement read it again;
+// SPEC 2.2: the side outputs hold what was routed until the cut, the rest
+// is not read).
 type joinHandBack struct {
 	// on: input s takes back (its source is an Unreader, read on the job's
 	// goroutine); pos are the positions of its last batch's rows (the
@@ -41,6 +42,20 @@ type joinHandBack struct {
 	// a file, whose source is an Unreader too), whose malformed rows wait
 	// (joinInput.held)
 	hold [2]bool
+	// lateSent is the furthest position of input s's late rows sent to its
+	// late output, or -1 (before the first: 0, no row's); the cut is after it
+	lateSent [2]int64
+}
+
+// sentLate notes the late rows sel of b of input s, which the join sends to
+// its late output now (joinHandBack.lateSent), when s takes back.
+func (h *joinHandBack) sentLate(s int, b *vector.Batch, sel []int32) {
+	if !h.on[s] {
+		return
+	}
+	for _, i := range sel {
+		h.lateSent[s] = max(h.lateSent[s], b.Pos[i])
+	}
 }
 
 // note records the last batch input s read (joinSource.intake, right
@@ -73,6 +88,7 @@ func (js *joinSource) Unread(rows int) {
 		if f := js.from[s]; rows > 0 && len(f) > 0 {
 			last = slices.Max(f[:min(rows, len(f))]) // (-1: padded with NULLs)
 		}
+		last = max(last, h.lateSent[s]) // (the late rows sent are the statement's)
 		used := 0
 		for used < len(h.pos[s]) && h.pos[s][used] <= last {
 			used++
@@ -84,100 +100,15 @@ func (js *joinSource) Unread(rows int) {
 			}
 		}
 		js.cutHeld(ji, used, len(h.bad[s])-bad)
-		js.cutLate(s, last, h.pos[s])
 		ji.src.(Unreader).UnreadAfter(used, bad)
 	}
 }
 
-// holdLate keeps the late rows sel of b of input s (joinInput.lateHeld)
-// until the job is past them (flushHeld) or cuts (cutLate). A batch's worth
-// held already is sent first (the join gives at most a batch's late rows a
-// read, each of that read's batch).
-func (js *joinSource) holdLate(s int, b *vector.Batch, sel []int32) error {
-	ji := js.in[s]
-	if ji.lateHeld == nil {
-		ji.lateHeld = vector.NewBatch(js.both.Inputs[s].Types)
-	}
-	for _, i := range sel {
-		if ji.lateHeld.N == vector.Cap {
-			if err := js.flushLate(s); err != nil {
-				return err
-			}
-		}
-		ji.lateHeld.AppendRows(b, int(i), int(i)+1)
-	}
-	return nil
-}
-
-// endLate returns err, the scheduler's step's, after sending both inputs'
-// held late rows when it ends the join (io.EOF: the job is past them) or
-// stops the job (a failure: outputs keep what was routed before it, SPEC
-// 1); a sink's error is returned at the end in place of io.EOF.
-func (js *joinSource) endLate(err error) error {
-	if err == nil || errors.Is(err, ErrWaiting) {
-		return err
-	}
-	for s := range js.in {
-		if ferr := js.flushLate(s); ferr != nil && errors.Is(err, io.EOF) {
-			err = ferr
-		}
-	}
-	return err
-}
-
-// flushLate sends input s's held late rows to its late output.
-func (js *joinSource) flushLate(s int) error {
-	if js.in[s] == nil {
-		return nil
-	}
-	lb := js.in[s].lateHeld
-	if lb == nil || lb.N == 0 {
-		return nil
-	}
-	js.sel = js.sel[:0]
-	for i := range lb.N {
-		js.sel = append(js.sel, int32(i))
-	}
-	err := js.lateOut(s, lb, js.sel)
-	lb.Reset()
-	return err
-}
-
-// cutLate is the LIMIT's cut of input s's held late rows: those of rows
-// the job used (a position up to last, the furthest used row's, or before
-// the last batch's, whose positions are pos) go to the late output; the
-// others, handed back with their rows, leave the count. An error of the
-// sink's is the job's (it ends here anyway): the rows are dropped.
-func (js *joinSource) cutLate(s int, last int64, pos []int64) {
-	lb := js.in[s].lateHeld
-	if lb == nil || lb.N == 0 {
-		return
-	}
-	js.sel = js.sel[:0]
-	for i := range lb.N {
-		if p := lb.Pos[i]; p <= last || len(pos) > 0 && p < pos[0] {
-			js.sel = append(js.sel, int32(i))
-		}
-	}
-	js.late[s].Rows -= int64(lb.N - len(js.sel))
-	if len(js.sel) > 0 {
-		_ = js.lateOut(s, lb, js.sel)
-	}
-	lb.Reset()
-}
-
-// flushHeld sends the held late rows of input s (joinInput.lateHeld) to its
-// late output and its held errors rows (joinInput.held) to the errors
-// output: the job read on past them.
+// flushHeld sends the held errors rows of input s (joinInput.held) to the
+// errors output: the job read on past them.
 func (js *joinSource) flushHeld(s int) error {
 	ji := js.in[s]
-	if ji == nil {
-		return nil
-	}
-	if err := js.flushLate(s); err != nil {
-		return err
-	}
-	if !ji.held {
+	if ji == nil || !ji.held {
 		return nil
 	}
 	ji.held = false

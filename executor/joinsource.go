@@ -178,13 +178,9 @@ type joinInput struct {
 	// held: errs, the errors rows of the input's last batch, wait for the
 	// job to be past them (joinHandBack.hold: an input that takes back)
 	held bool
-	// lateHeld are the input's late rows the join gave since its last
-	// read, which wait as errs do (joinHandBack.hold; holdLate), nil
-	// before the first
-	lateHeld *vector.Batch
-	es       *StreamErrors
-	wmk      *watermarker   // nil without a WATERMARK
-	keys     []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
+	es   *StreamErrors
+	wmk  *watermarker   // nil without a WATERMARK
+	keys []*expr.Kernel // the computed join keys (plan.JoinInput.KeyExprs)
 	// filter is the input's pushed-down condition (plan.JoinInput.Filter),
 	// nil without one: filterPushed applies it, keeping the rows in
 	// filtered (then b)
@@ -424,7 +420,7 @@ type joined struct {
 func (js *joinSource) Next(b *vector.Batch, _ *[]BadRow) error {
 	js.handled()
 	for len(js.queue) == 0 {
-		if err := js.endLate(js.step()); err != nil {
+		if err := js.step(); err != nil {
 			return err
 		}
 	}
@@ -454,7 +450,7 @@ func (js *joinSource) run(ctx context.Context, b *vector.Batch, push func(contex
 		js.handled()
 		var err error
 		for len(js.queue) == 0 && err == nil {
-			err = js.endLate(js.step())
+			err = js.step()
 		}
 		if err == nil {
 			js.give(b)
@@ -1137,9 +1133,7 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if js.an != nil {
 		js.an.measureLate(js, s, b)
 	}
-	if js.hand.hold[s] {
-		return js.holdLate(s, b, js.sel) // (joinhandback.go: sent once the job is past them, or up to its LIMIT's cut)
-	}
+	js.hand.sentLate(s, b, js.sel) // (joinhandback.go: a LIMIT's cut hands back none of them)
 	return js.lateOut(s, b, js.sel)
 }
 
