@@ -46,32 +46,8 @@ func TestMalformedReportedOnce(t *testing.T) {
 		for _, policy := range []string{"side", "skip"} {
 			for _, sh := range readOnceShapes {
 				t.Run(c.name+"/"+policy+"/"+sh.name, func(t *testing.T) {
-					var got []string
-					var log strings.Builder
-					s := open(t, streamql.Options{Stdin: strings.NewReader(text.String()), Log: &log, OnRows: func(out streamql.Output, rows *streamql.Rows) error {
-						if out.Kind == streamql.OutputErrors {
-							for r := range rows.Len() {
-								got = append(got, fmt.Sprint(rows.Value(2, r))) // (stream, position, raw, error)
-							}
-						}
-						return nil
-					}})
-					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
-					defer cancel()
 					q := fmt.Sprintf("CREATE STREAM s (k VARCHAR, v INT, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH (%s,'errors'='%s');\nCREATE VIEW sv AS SELECT k, v FROM s;\n%s;", c.with, policy, strings.Replace(sh.sql, "^", "", 1))
-					if err := s.Exec(ctx, q); err != nil {
-						t.Fatal(err)
-					}
-					want, notice := bad, fmt.Sprintf("stream s: %d malformed row(s) sent to side output 'errors'\n", len(bad))
-					if policy == "skip" {
-						want, notice = nil, fmt.Sprintf("stream s: %d malformed row(s) skipped\n", len(bad))
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("errors output's rows:\n%q\nwant each malformed line once:\n%q", got, want)
-					}
-					if log.String() != notice {
-						t.Errorf("notice %q, want %q", log.String(), notice)
-					}
+					checkReportedOnce(t, text.String(), q, policy, bad)
 				})
 			}
 		}
@@ -116,33 +92,42 @@ func TestMalformedReportedOnceWhenAReadStopsAtItsLimit(t *testing.T) {
 	for _, policy := range []string{"side", "skip"} {
 		for _, sh := range shapes {
 			t.Run(policy+"/"+sh.name, func(t *testing.T) {
-				var got []string
-				var log strings.Builder
-				s := open(t, streamql.Options{Log: &log, OnRows: func(out streamql.Output, rows *streamql.Rows) error {
-					if out.Kind == streamql.OutputErrors {
-						for r := range rows.Len() {
-							got = append(got, fmt.Sprint(rows.Value(2, r))) // (stream, position, raw, error)
-						}
-					}
-					return nil
-				}})
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
-				defer cancel()
 				q := fmt.Sprintf("CREATE STREAM s (v BIGINT, k VARCHAR) WITH ('connector'='file','path'='%s','format'='csv','errors'='%s');\nCREATE VIEW lim AS SELECT v, k FROM s LIMIT 3;\n%s;", path, policy, sh.sql)
-				if err := s.Exec(ctx, q); err != nil {
-					t.Fatal(err)
-				}
-				want, notice := bad, fmt.Sprintf("stream s: %d malformed row(s) sent to side output 'errors'\n", len(bad))
-				if policy == "skip" {
-					want, notice = nil, fmt.Sprintf("stream s: %d malformed row(s) skipped\n", len(bad))
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("errors output's rows:\n%q\nwant each malformed line once:\n%q", got, want)
-				}
-				if log.String() != notice {
-					t.Errorf("notice %q, want %q", log.String(), notice)
-				}
+				checkReportedOnce(t, "", q, policy, bad)
 			})
 		}
+	}
+}
+
+// checkReportedOnce runs q (its streams' 'errors' policy is policy) in a
+// session whose stdin is stdin, and checks that the errors output holds
+// the malformed lines bad, each once, in order ('side'; none for 'skip'),
+// and that the end-of-job notice counts them (SPEC 1).
+func checkReportedOnce(t *testing.T, stdin, q, policy string, bad []string) {
+	t.Helper()
+	var got []string
+	var log strings.Builder
+	s := open(t, streamql.Options{Stdin: strings.NewReader(stdin), Log: &log, OnRows: func(out streamql.Output, rows *streamql.Rows) error {
+		if out.Kind == streamql.OutputErrors {
+			for r := range rows.Len() {
+				got = append(got, fmt.Sprint(rows.Value(2, r))) // (stream, position, raw, error)
+			}
+		}
+		return nil
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // (a hang fails, it does not time anything)
+	defer cancel()
+	if err := s.Exec(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	want, notice := bad, fmt.Sprintf("stream s: %d malformed row(s) sent to side output 'errors'\n", len(bad))
+	if policy == "skip" {
+		want, notice = nil, fmt.Sprintf("stream s: %d malformed row(s) skipped\n", len(bad))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors output's rows:\n%q\nwant each malformed line once:\n%q", got, want)
+	}
+	if log.String() != notice {
+		t.Errorf("notice %q, want %q", log.String(), notice)
 	}
 }
