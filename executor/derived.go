@@ -34,6 +34,9 @@ type derivedHub struct {
 	// timed: the job's operators time their calls (EXPLAIN ANALYZE), and
 	// so do its derived relations' jobs (runMode.timed)
 	timed bool
+	// cut: a LIMIT of a relation may stop the job's reads before their end
+	// (runMode.cut), and so its derived relations' parts' reads
+	cut bool
 }
 
 // derivedSource is the Source of a derived relation (plan.Derived: a
@@ -135,6 +138,16 @@ type derivedPart struct {
 	lastRow, prevRow   int
 	// stop ends a gated part's job at the reading job's cut (drainCut)
 	stop context.CancelFunc
+	// given counts the rows of each of the part's outputs other than its
+	// main one (its late outputs') that went to the reading job's sink
+	// (fill), nil before the first: the end-of-job notice counts those
+	// (addStats), not the rows a part that ran ahead of the reading job's
+	// cut routed after it
+	given map[int]int64
+	// final is the part's job's stats, set before done closes: those of a
+	// part stopped at the reading job's end, whose end message Close does
+	// not take
+	final *Stats
 }
 
 // derivedBatches is how many batches of main rows (each up to vector.Cap
@@ -219,10 +232,11 @@ func (ds *derivedSource) start() {
 		}
 		go func() {
 			defer close(p.done)
-			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate})
+			stats, err := runWith(jobCtx, job, ds.env, func() (Sink, error) { return cs, nil }, runMode{sinks: true, timed: ds.hub.timed, inner: true, buildSide: ds.buildSide, budget: ds.hub.budget, marks: cs.streamWm, tees: ds.hub.tees, once: ds.hub.once, gate: p.gate, cut: ds.hub.cut})
 			if err == nil {
 				err = cs.flush()
 			}
+			p.final = &stats
 			cs.send(derivedMsg{end: true, stats: &stats, err: err})
 		}()
 	}
@@ -489,19 +503,7 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 			p.head, p.at = m.b, 0
 			p.headOrigin, p.headPull = m.origin, m.pull
 		default:
-			k := -1
-			if m.out < len(p.outMap) {
-				k = p.outMap[m.out]
-			}
-			if k < 0 {
-				continue
-			}
-			ds.sel = ds.sel[:0]
-			for i := range m.b.N {
-				ds.sel = append(ds.sel, int32(i))
-			}
-			ds.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
-			if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
+			if err := ds.passOn(p, m); err != nil {
 				return err
 			}
 		}
@@ -509,9 +511,39 @@ func (ds *derivedSource) fill(p *derivedPart) error {
 	return nil
 }
 
+// passOn gives the rows of m, rows of p's output m.out other than its main
+// one (late rows), to the reading job's output that output maps to
+// (Job.DerivedOutputs), counting them given (derivedPart.given).
+func (ds *derivedSource) passOn(p *derivedPart, m derivedMsg) error {
+	k := -1
+	if m.out < len(p.outMap) {
+		k = p.outMap[m.out]
+	}
+	if k < 0 {
+		return nil
+	}
+	ds.sel = ds.sel[:0]
+	for i := range m.b.N {
+		ds.sel = append(ds.sel, int32(i))
+	}
+	ds.lateR = Step{Chunks: []Chunk{{At: 0, Part: Part{Output: k, Sel: ds.sel, Cols: m.b.Cols}}}, In: m.b}
+	if err := ds.hub.sink.Rows(&ds.lateR); err != nil {
+		return err
+	}
+	if p.given == nil {
+		p.given = map[int]int64{}
+	}
+	p.given[m.out] += int64(m.b.N)
+	return nil
+}
+
 // addStats adds a part's counts to the reading job's: its late rows (the
-// end-of-job notice) and its streams' malformed rows; and keeps its stats,
-// and those of the parts it read, for EXPLAIN ANALYZE (Stats.Parts).
+// end-of-job notice), each query's as many as the reading job's sink got
+// of its output (derivedPart.given: a part cut by the reading job's LIMIT
+// counts the late rows it routed after the cut too, which were not given;
+// SPEC 2.4 the notice counts the rows printed), and its streams' malformed
+// rows; and keeps its stats, and those of the parts it read, for EXPLAIN
+// ANALYZE (Stats.Parts).
 func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	if s == nil {
 		return
@@ -525,12 +557,17 @@ func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 		out.Parts[j] = ps
 	}
 	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
+		given := int64(0)
 		for k, o := range p.job.Outputs {
 			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
 				l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
+				if given = min(l.Rows, p.given[k]); given > 0 { // (the queries sharing an output take its rows given in turn)
+					p.given[k] -= given
+				}
 				break
 			}
 		}
+		l.Rows = given
 		out.Late = append(out.Late, l)
 	}
 	for _, e := range s.Streams {
@@ -556,10 +593,19 @@ func (ds *derivedSource) Position(line int64) string {
 func (ds *derivedSource) Progress() (int64, int64) { return 0, 0 }
 
 // Close implements Source: it stops the parts' jobs and waits for them.
+//
+// A part whose end the reading job did not take (it ended first: a LIMIT's
+// cut, SPEC 2.2) adds its counts here, its late rows as many as were given
+// (addStats), so the end-of-job notice counts every late row printed; the
+// reading job's runWith closes its sources before it returns its stats.
 func (ds *derivedSource) Close() error {
 	ds.stop()
 	for _, p := range ds.parts {
 		<-p.done
+		if !p.ended {
+			p.ended = true
+			ds.addStats(p, p.final)
+		}
 	}
 	return nil
 }

@@ -234,7 +234,8 @@ func (ds *derivedSource) Unread(rows int) {
 
 // drainCut ends gated part p's job at the reading job's cut (Unread, on
 // the reading job's goroutine, while its sink is open) and takes what the
-// job sends until it ends: the rows are dropped (past the cut), the
+// job sends until it ends: the rows are dropped (past the cut), but for its
+// join's late rows (joinLate: the join's cut keeps them, joinhandback.go), the
 // malformed rows go to the errors output and the job's counts to the
 // reading job's, each malformed row of the source's last pull only when
 // the cut comes after it (derivedGate.Used), the others being handed back
@@ -291,8 +292,16 @@ func (ds *derivedSource) drainCut(p *derivedPart) {
 			held = append(held, m)
 		case m.b != nil && m.out == 0 && p.job.Main != nil:
 			p.free <- m.b // (its sink may need it to send what comes before its end)
+		case m.b != nil && joinLate(p.job, m.out):
+			_ = ds.passOn(p, m) // (its join's late rows: the join's own cut hands none of them back, joinhandback.go; an error of the sink's is the job's, which ends here anyway)
 		}
 	}
+}
+
+// joinLate reports whether output k of job is the late output of an input
+// of its join (plan.BothJoin.LateOutput).
+func joinLate(job *plan.Job, k int) bool {
+	return job.Both != nil && (job.Both.LateOutput[0] == k || job.Both.LateOutput[1] == k)
 }
 
 // UnreadAfter implements Unreader: a derived relation has no malformed rows

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"streamql/catalog"
+	"streamql/executor/vector"
 )
 
 // joinHandBack is a join job's account of the rows of its inputs' last
@@ -22,7 +23,14 @@ import (
 // batch or ends (flushHeld), or, at the LIMIT's cut, those before the cut,
 // the others being handed back for the next job to report, and taken out
 // of the count (SPEC 1: each malformed row reported once, by the statement
-// whose cut it precedes).
+// whose cut it precedes). Its late rows go to the join's late output as the
+// join gives them (SPEC 2.7), in the order of the job's other outputs (SPEC
+// 4, the line formats), before the joined rows that follow them, so they
+// are the statement's: the cut hands back none of them, but the rows after
+// the last one sent (lateSent), as after the last row a used joined row was
+// made of (a late row went to late-o and the next statement read it again;
+// SPEC 2.2: the side outputs hold what was routed until the cut, the rest
+// is not read).
 type joinHandBack struct {
 	// on: input s takes back (its source is an Unreader, read on the job's
 	// goroutine); pos are the positions of its last batch's rows (the
@@ -34,6 +42,20 @@ type joinHandBack struct {
 	// a file, whose source is an Unreader too), whose malformed rows wait
 	// (joinInput.held)
 	hold [2]bool
+	// lateSent is the furthest position of input s's late rows sent to its
+	// late output, or -1 (before the first: 0, no row's); the cut is after it
+	lateSent [2]int64
+}
+
+// sentLate notes the late rows sel of b of input s, which the join sends to
+// its late output now (joinHandBack.lateSent), when s takes back.
+func (h *joinHandBack) sentLate(s int, b *vector.Batch, sel []int32) {
+	if !h.on[s] {
+		return
+	}
+	for _, i := range sel {
+		h.lateSent[s] = max(h.lateSent[s], b.Pos[i])
+	}
 }
 
 // note records the last batch input s read (joinSource.intake, right
@@ -66,6 +88,7 @@ func (js *joinSource) Unread(rows int) {
 		if f := js.from[s]; rows > 0 && len(f) > 0 {
 			last = slices.Max(f[:min(rows, len(f))]) // (-1: padded with NULLs)
 		}
+		last = max(last, h.lateSent[s]) // (the late rows sent are the statement's)
 		used := 0
 		for used < len(h.pos[s]) && h.pos[s][used] <= last {
 			used++

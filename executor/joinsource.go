@@ -1208,6 +1208,7 @@ func (js *joinSource) Emit(_ context.Context, port int, b *vector.Batch) error {
 	if js.an != nil {
 		js.an.measureLate(js, s, b)
 	}
+	js.hand.sentLate(s, b, js.sel) // (joinhandback.go: a LIMIT's cut hands back none of them)
 	return js.lateOut(s, b, js.sel)
 }
 

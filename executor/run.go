@@ -175,6 +175,10 @@ type runMode struct {
 	// (derivedhandback.go), which its main source goes under when it hands
 	// back (stdin); nil for any other job
 	gate *derivedGate
+	// cut: the job is a part of a derived relation that a LIMIT of a
+	// relation around it may stop before its end (plan.Opens.Cut); its own
+	// LIMIT, when it is a part, cuts its reads too (reportonce.go)
+	cut bool
 }
 
 // opContext is what a job's operators get when the job is built (issue 22
@@ -216,7 +220,8 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	if !mode.inner {
 		once = newReportOnce(job, tees)
 	}
-	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees, once: once, timed: timed} // for the sources of derived relations (SPEC 2.6)
+	cut := mode.cut || mode.inner && job.Main != nil && job.Main.Limit >= 0                                     // (plan.Opens.Cut)
+	hub := &derivedHub{job: job, stats: &stats, budget: budget, tees: tees, once: once, timed: timed, cut: cut} // for the sources of derived relations (SPEC 2.6)
 	oc := opContext{live: env.live, chunkSize: env.ChunkSize, exprs: expr.NewContext(), marks: mode.marks}
 	opens := openOpts{hub: hub, buildSide: mode.buildSide, exprs: oc.exprs} // how the job opens its sources
 	if mode.inner {
@@ -231,11 +236,13 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 		}
 	}
 	var srcs []opened
-	defer func() {
+	closeSources := func() {
 		for _, s := range srcs {
 			s.src.Close()
 		}
-	}()
+		srcs = nil
+	}
+	defer closeSources()
 	for _, b := range joins {
 		bo := opens
 		bo.buildSide = true
@@ -295,6 +302,7 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	hub.sink = sink
 	stats.Analysis = an
 	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
+	closeSources() // (before stats is returned: a derived relation's parts stopped at a LIMIT's cut add their counts as they close)
 	an.finish(job)
 	if err != nil {
 		sinkstream.Abort(sink) // an exactly-once sink drops the failed job's open transaction

@@ -159,7 +159,7 @@ func (e *Env) openWith(ctx context.Context, st *catalog.Stream, o openOpts) (ope
 	}
 	op, err := e.openOnce(ctx, st, o)
 	if err == nil && o.hub != nil {
-		op.mute = o.hub.once.mute(st)
+		op.mute = o.hub.once.mute(st, o.hub.cut)
 	}
 	return op, err
 }

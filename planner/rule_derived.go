@@ -899,7 +899,11 @@ func readAs(j *Job, st *catalog.Stream) string {
 }
 
 // derivedOutput returns the index in j.Outputs of the output o of a derived
-// relation's job, adding it when j has none of its name and columns.
+// relation's job, adding it when j has none of its name and columns. A name
+// j has with other columns is taken, and o gets late-<rel>, then a number
+// (SPEC 2.7's late-<alias or stream name>), except by a join's default late
+// output for an input none of whose rows can be late (unusedLate): it
+// never gets a row, EXPLAIN shows no Sink for it, so its name is free.
 func derivedOutput(j *Job, o Output, rel string) int {
 	name := o.Name
 	for n := 0; ; n++ {
@@ -910,6 +914,9 @@ func derivedOutput(j *Job, o Output, rel string) int {
 			}
 			if sameSchema(x.Columns, o.Columns) && x.Late == o.Late && x.Sink == o.Sink {
 				return k
+			}
+			if unusedLate(j, k) {
+				continue
 			}
 			taken = true
 		}
@@ -924,6 +931,22 @@ func derivedOutput(j *Job, o Output, rel string) int {
 	o.Name = name
 	j.Outputs = append(j.Outputs, o)
 	return len(j.Outputs) - 1
+}
+
+// unusedLate reports whether output k of j is the default late output
+// (late-<alias>, not named by LATE INTO SIDE) of an input of j's join none
+// of whose rows can be late (plan.BothJoin.NoLateRows: a window aggregate's
+// rows, a table read whole, an input without event time).
+func unusedLate(j *Job, k int) bool {
+	if j.Both == nil {
+		return false
+	}
+	for s, lk := range j.Both.LateOutput {
+		if lk == k && !j.Both.LateNamed[s] && j.Both.NoLateRows(s) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // updatingWhy names what makes the relation st updating (SPEC 2.8), for the

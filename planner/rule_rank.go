@@ -545,8 +545,12 @@ func (p *Planner) planTopN(sel, isel *parser.Select, sub *ast.SelectStmt) (*Bran
 				names = append(names, in.b.Columns[c].Name)
 			}
 			at, wrote := p.rankReads[sel] // (a Top-N the planner wrote for a query over it: markRank)
-			if wrote && at == nil && r.Kind == plan.RankDedup {
-				continue // (its reader reads no rank, which a first-row deduplication cannot give)
+			if wrote && at == nil {
+				// its reader reads no rank: a first-row deduplication
+				// cannot give one, and a Top-N without it emits -D for the
+				// row leaving the top and +I for the row entering, not
+				// -U/+U per rank (Flink's outputRankNumber=false; SPEC 2.9)
+				continue
 			}
 			r.Output = append(r.Output, rankCol)
 			names = append(names, rn.O)

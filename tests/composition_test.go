@@ -494,10 +494,12 @@ func TestRankedViewOverFileLiteral(t *testing.T) {
 // relation their FROM names): each takes its rows by first match, and only
 // the rows no branch took reach the join, on either side of it; a
 // self-join routes at its first reader and reads the other whole. Nothing
-// runs again at the script's end, and nothing warns. The input's port
-// stage routes a batch before the join takes its rest (executor/
-// joinroute.go), so on one stdout a batch's side rows come before the
-// joined rows of that batch (each output's rows in their order).
+// runs again at the script's end, and nothing warns, but for a join in a
+// subquery, whose statement warns that the branch does not run with it
+// (TestPendingBranchesReadInsideRelation). The input's port stage routes a
+// batch before the join takes its rest (executor/joinroute.go), so on one
+// stdout a batch's side rows come before the joined rows of that batch
+// (each output's rows in their order).
 func TestJoinedStreamPendingBranchesRoute(t *testing.T) {
 	files := map[string]string{"o.csv": "1,a\n2,b\n3,a\n4,c\n", "p.csv": "a,10\nb,20\n"}
 	ddl := `CREATE STREAM o (id BIGINT, k VARCHAR) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
@@ -530,8 +532,9 @@ CREATE STREAM p (k VARCHAR, v BIGINT) WITH ('connector'='file', 'path'='p.csv', 
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			if strings.Contains(errs, "warning") {
-				t.Errorf("a warning:\n%s", errs)
+			inside := strings.Contains(tc.name, "in a subquery")
+			if strings.Contains(errs, "warning") != inside {
+				t.Errorf("a warning (want one: %v):\n%s", inside, errs)
 			}
 			if got := strings.Split(strings.TrimSpace(out), "\n"); !slices.Equal(got, tc.want) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))

@@ -32,7 +32,8 @@ func explainNotes(job *planner.Job) []string {
 // FROM stream was malformed (issue 29: a column list in another order than the
 // file's sent every row to errors and still exited 0), naming the stream, the
 // header line it saw (csv with 'csv.header') and the columns declared; "" when
-// some row was good or none was read.
+// some row was good or none was read. Under 'errors'='fail' (SPEC 1), where
+// the job stopped at that first row, it says so instead of "every row".
 func allMalformed(job *planner.Job, stats executor.Stats) string {
 	if job == nil || stats.Rows == 0 || len(stats.Streams) == 0 {
 		return ""
@@ -47,6 +48,11 @@ func allMalformed(job *planner.Job, stats executor.Stats) string {
 		decl[i] = c.Name + " " + c.Type.String()
 	}
 	l := fmt.Sprintf("stream %s: every row (%d) was malformed; columns declared: %s", st.Name, stats.Rows, strings.Join(decl, ", "))
+	if e.Policy == "fail" {
+		// the job stopped at the first malformed row: "every row" would
+		// say the rest of the input is malformed too, which no one read
+		l = fmt.Sprintf("stream %s: its first row was malformed, and 'errors'='fail' stopped the job there; columns declared: %s", st.Name, strings.Join(decl, ", "))
+	}
 	if header, _ := codec.CSVHeader(st); header != nil {
 		l += "; the file's header: " + strings.Join(header, ", ")
 	} else if f := st.Shared().Format; f == "csv" || f == "" {

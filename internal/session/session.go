@@ -331,6 +331,7 @@ func (s *Session) Exec(ctx context.Context, script *parser.Script, dir string, s
 		if err != nil {
 			return err
 		}
+		s.warnPendingRead(job, script, st.Start)
 		return s.runJob(ctx, job)
 	case *parser.Explain:
 		drop, err := s.fileStreams(dir, st.Query)
@@ -564,6 +565,41 @@ func (s *Session) branchesOf(st *catalog.Stream) []*planner.Branch {
 		}
 	}
 	return out
+}
+
+// warnPendingRead warns, at the statement that starts at offset at of
+// script, for each stream that job reads with side branches still pending
+// after it took its own (SPEC 2.1, 2.6: branches attach to the relation
+// their FROM names and run with the next job whose main query reads it): a
+// stream the job reads only inside a subquery, view, WITH name or UNION ALL
+// (a join there too) or as a build side. Its branches do not run with the
+// job, every row of the stream reaches the relation, and they run later:
+// with the next query that reads the stream in its FROM, at RUN; or at the
+// script's end, which reads the stream again. (They stayed pending to the
+// script's end without a word.)
+func (s *Session) warnPendingRead(job *planner.Job, script *parser.Script, at int) {
+	wr, ok := s.Front.(Warner)
+	if !ok || job == nil || len(s.pending) == 0 {
+		return
+	}
+	opens := map[*catalog.Stream]plan.Opens{}
+	job.Opens(opens, false)
+	var streams []*catalog.Stream // (in the order the streams got their first branch)
+	names := map[*catalog.Stream][]string{}
+	for _, pb := range s.pending {
+		o := plan.Origin(pb.Stream)
+		if _, read := opens[o]; !read {
+			continue
+		}
+		if names[o] == nil {
+			streams = append(streams, o)
+		}
+		names[o] = append(names[o], "'"+pb.Side+"'")
+	}
+	for _, st := range streams {
+		wr.Warn(script, &parser.Error{Offset: at, Msg: fmt.Sprintf("the side branches pending on %s (%s) do not run with this query: it reads %s only inside a subquery, view, WITH name or UNION ALL, or as a build side, and side branches run with the next query whose FROM names their stream (SPEC 2.1, 2.6), so every row of %s reaches this one; they run then, at RUN; or at the script's end, reading %s again. To run them now, read %s in this query's FROM, or RUN; before it",
+			st.Name, strings.Join(names[st], ", "), st.Name, st.Name, st.Name, st.Name)})
+	}
 }
 
 // takeBranches removes and returns the pending branches of st (a job uses them

@@ -6,8 +6,12 @@ import "streamql/catalog"
 // all, Whole of them read whole, as a join's build side is (the executor's
 // buildSide: every partition of a Kafka topic, outside its consumer
 // group, SPEC 2.5), which a stream with catalog.CapReadWhole reads
-// independently of its other opens.
-type Opens struct{ N, Whole int }
+// independently of its other opens. Cut of them are reads a LIMIT of a
+// derived relation's part may stop before the stream's end (the part's own
+// LIMIT, or one of a relation around it; not the statement's, which stops
+// every read): the executor leaves the report of the stream's malformed
+// rows to a read that reads on (executor/reportonce.go).
+type Opens struct{ N, Whole, Cut int }
 
 // Opens adds to into how many times running b opens each declared stream
 // (one with a connector of its own, not a derived relation, a join's or
@@ -23,24 +27,25 @@ func (b *Branch) Opens(into map[*catalog.Stream]Opens, whole bool) {
 	if b == nil {
 		return
 	}
-	probeOpens(b.Stream, b.Both, b.Unnest, into, whole)
+	probeOpens(b.Stream, b.Both, b.Unnest, into, whole, false)
 	if b.Join != nil {
-		StreamOpens(b.Join.Build, into, true)
+		streamOpens(b.Join.Build, into, true, false)
 	}
 }
 
 // probeOpens adds the opens of what a job reads as its probe: a join's two
 // inputs (a lookup join's right side read whole, executor/joinsource.go,
 // the others as the job is), an UNNEST's inner stream, or its stream.
-func probeOpens(st *catalog.Stream, both *BothJoin, unnest *Unnest, into map[*catalog.Stream]Opens, whole bool) {
+// cut says that a LIMIT of a relation may stop the reads (Opens.Cut).
+func probeOpens(st *catalog.Stream, both *BothJoin, unnest *Unnest, into map[*catalog.Stream]Opens, whole, cut bool) {
 	switch {
 	case both != nil:
-		StreamOpens(both.Inputs[0].Stream, into, whole)
-		StreamOpens(both.Inputs[1].Stream, into, whole || both.Lookup)
+		streamOpens(both.Inputs[0].Stream, into, whole, cut)
+		streamOpens(both.Inputs[1].Stream, into, whole || both.Lookup, cut)
 	case unnest != nil:
-		StreamOpens(unnest.Inner, into, whole)
+		streamOpens(unnest.Inner, into, whole, cut)
 	default:
-		StreamOpens(st, into, whole)
+		streamOpens(st, into, whole, cut)
 	}
 }
 
@@ -49,15 +54,19 @@ func probeOpens(st *catalog.Stream, both *BothJoin, unnest *Unnest, into map[*ca
 // join's two inputs or its UNNEST's inner stream, and of each branch's semi
 // or anti join's build side (each branch opens its own, read whole).
 // whole says that j is read whole (a part of a derived relation read so).
-func (j *Job) Opens(into map[*catalog.Stream]Opens, whole bool) {
-	probeOpens(j.Stream, j.Both, j.Unnest, into, whole)
+func (j *Job) Opens(into map[*catalog.Stream]Opens, whole bool) { j.opens(into, whole, false) }
+
+// opens is Opens, cut saying that a LIMIT of a relation may stop j's reads
+// (Opens.Cut).
+func (j *Job) opens(into map[*catalog.Stream]Opens, whole, cut bool) {
+	probeOpens(j.Stream, j.Both, j.Unnest, into, whole, cut)
 	for _, b := range j.Branches {
 		if b.Join != nil {
-			StreamOpens(b.Join.Build, into, true)
+			streamOpens(b.Join.Build, into, true, cut)
 		}
 	}
 	if j.Main != nil && j.Main.Join != nil {
-		StreamOpens(j.Main.Join.Build, into, true)
+		streamOpens(j.Main.Join.Build, into, true, cut)
 	}
 }
 
@@ -68,13 +77,20 @@ func (j *Job) Opens(into map[*catalog.Stream]Opens, whole bool) {
 // none for a join's relation (its inputs are counted by the branch that
 // has the join) or the FROM-less row.
 func StreamOpens(st *catalog.Stream, into map[*catalog.Stream]Opens, whole bool) {
+	streamOpens(st, into, whole, false)
+}
+
+// streamOpens is StreamOpens, cut saying that a LIMIT of a relation may
+// stop the reads; a part with a LIMIT of its own cuts its reads too
+// (Opens.Cut).
+func streamOpens(st *catalog.Stream, into map[*catalog.Stream]Opens, whole, cut bool) {
 	if st == nil || st.Connector == nil || st.Connector == NoFrom || st.Connector == JoinConnector {
 		return
 	}
 	if d := DerivedOf(st); d != nil {
 		whole = whole || d.Group() != ""
 		for _, part := range d.Parts {
-			part.Opens(into, whole)
+			part.opens(into, whole, cut || part.Main != nil && part.Main.Limit >= 0)
 		}
 		return
 	}
@@ -82,6 +98,9 @@ func StreamOpens(st *catalog.Stream, into map[*catalog.Stream]Opens, whole bool)
 	o.N++
 	if whole {
 		o.Whole++
+	}
+	if cut {
+		o.Cut++
 	}
 	into[st] = o
 }
