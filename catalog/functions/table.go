@@ -88,7 +88,7 @@ var Functions = []Function{
 		Doc: "RTRIM(s[, chars]): s without the trailing characters found in chars (spaces by default)", Example: "RTRIM('This is a test String. ') = 'This is a test String.'"},
 	{Name: "SUBSTRING", Aliases: []string{"SUBSTR"}, Group: "text", Rule: true, Sigs: []Sig{sig(tStr, tStr, tBig), sig(tStr, tStr, tBig, tBig)},
 		Nulls: nullsAny, Failure: failNone,
-		Doc: "SUBSTRING(s, start[, len]) on code points; a negative start counts from the end", Example: "SUBSTR('Hello', 2, 3) = 'ell'"},
+		Doc: "SUBSTRING(s, start[, len]) on code points; a negative start counts from the end, a start of 0 or a negative len gives '' (SPEC 2's value rule, where Flink reads start 0 as 1 and gives NULL for a negative len)", Example: "SUBSTR('Hello', 2, 3) = 'ell'"},
 	{Name: "CHAR_LENGTH", Aliases: []string{"CHARACTER_LENGTH"}, Group: "text", Rule: true, Sigs: []Sig{sig(tBig, tStr)}, Nulls: nullsAny, Failure: failNone,
 		Doc: "the number of code points", Example: "CHAR_LENGTH('héllo') = 5"},
 	{Name: "REGEXP_EXTRACT", Group: "text", Sigs: []Sig{sig(tStr, tStr, tStr), sig(tStr, tStr, tStr, tBig)}, Nulls: nullsAny,
