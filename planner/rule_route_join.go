@@ -106,8 +106,8 @@ func routedSides(both *plan.BothJoin, at int) error {
 		}
 		for _, b := range d.Parts[0].Branches {
 			for s, late := range both.Late {
-				if b.Side == late {
-					return parser.Errorf(at, "side branch '%s' pending on %s has the name of the join's late output of %s (SPEC 2.7): declare the branch with another side name, or name the late outputs with LATE INTO SIDE 'x', 'y' at the end of this query", b.Side, in.Name, both.Inputs[s].Name)
+				if b.Side == late && !sameSchema(b.Columns, both.Inputs[s].Stream.Columns) {
+					return parser.Errorf(at, "side branch '%s' pending on %s has the name of the join's late output of %s but other columns (SPEC 2.1: one side name, one schema): declare the branch with another side name%s", b.Side, in.Name, both.Inputs[s].Name, renameLate(both.LateNamed[s]))
 				}
 			}
 			if o, ok := seen[b.Side]; ok && o.in != in.Name && !sameSchema(o.b.Columns, b.Columns) {
@@ -117,6 +117,15 @@ func routedSides(both *plan.BothJoin, at int) error {
 		}
 	}
 	return nil
+}
+
+// renameLate is the end of routedSides' advice: how to rename a join's late
+// output, when the query did not name it (named: LATE INTO SIDE gave it).
+func renameLate(named bool) string {
+	if named {
+		return ", or give the late output another name in LATE INTO SIDE"
+	}
+	return ", or name the late outputs with LATE INTO SIDE 'x', 'y' at the end of this query"
 }
 
 // routedKind is the plan.Derived.Kind of a relation routedRelation makes.
