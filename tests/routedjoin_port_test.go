@@ -103,10 +103,7 @@ SELECT k, t, id, COUNT(*) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN 1 PRECEDI
 		if a, j := summary(errsAlone), summary(errsJoined); !slices.Equal(a, j) {
 			t.Errorf("seed %d: the summary's malformed rows %q, want the stream's job's %q", seed, j, a)
 		}
-		var gotLate []string
-		for _, l := range strings.Split(strings.TrimSpace(lateO), "\n")[1:] {
-			gotLate = append(gotLate, l)
-		}
+		gotLate := strings.Split(strings.TrimSpace(lateO), "\n")[1:]
 		if !slices.Equal(gotLate, lateAtJoin) {
 			t.Errorf("seed %d: the join's late rows of o\n%q\nwant\n%q", seed, gotLate, lateAtJoin)
 		}

@@ -232,17 +232,7 @@ func weekOfYear(ms int64) (year, week int64) {
 	return int64(sat.Year()), int64((sat.YearDay()-1)/7 + 1)
 }
 
-// parse reads s by the format (numeric fields, month and day names,
-// literals) as Java's DateTimeFormatter.ofPattern does, which Flink's
-// TO_TIMESTAMP(s, fmt) calls: the whole text must match, and fields are
-// resolved SMART (Java's default): a day of 29 to 31 past its month's end
-// is the month's last day ('2021-02-30' is 2021-02-28), any other field
-// out of its range is no match. The result is epoch milliseconds, UTC. A
-// numeric field followed directly by another takes exactly its letters'
-// count of digits (yyyyMMdd), else up to 9 digits.
-func (f *dateFormat) parse(s []byte) (int64, bool) { return f.read(s, true) }
-
-// parsePrefix is parse as Java's SimpleDateFormat.parse(String) reads text
+// parsePrefix is read(s, false): s as Java's SimpleDateFormat.parse(String) reads text
 // (lenient, Java's default), which Flink's UNIX_TIMESTAMP, TO_DATE(s, fmt),
 // DATE_FORMAT(text, fmt) and CONVERT_TZ call (DateTimeUtils'
 // internalParseTimestampMillis, formatTimestampString, parseTimestampTz):
@@ -253,8 +243,16 @@ func (f *dateFormat) parse(s []byte) (int64, bool) { return f.read(s, true) }
 // 24 the next day's midnight, day 0 the last of the month before).
 func (f *dateFormat) parsePrefix(s []byte) (int64, bool) { return f.read(s, false) }
 
-// read is parse (whole: DateTimeFormatter, SMART) or parsePrefix (not
-// whole: SimpleDateFormat, lenient).
+// read(s, true) reads s by the format (numeric fields, month and day names,
+// literals) as Java's DateTimeFormatter.ofPattern does, which Flink's
+// TO_TIMESTAMP(s, fmt) calls: the whole text must match, and fields are
+// resolved SMART (Java's default): a day of 29 to 31 past its month's end
+// is the month's last day ('2021-02-30' is 2021-02-28), any other field
+// out of its range is no match. The result is epoch milliseconds, UTC. A
+// numeric field followed directly by another takes exactly its letters'
+// count of digits (yyyyMMdd), else up to 9 digits.
+// Without whole it reads the text's start as parsePrefix says
+// (SimpleDateFormat, lenient).
 func (f *dateFormat) read(s []byte, whole bool) (int64, bool) {
 	year, month, day := int64(1970), int64(1), int64(1)
 	var hour, minute, sec, milli int64
