@@ -479,16 +479,23 @@ func TestJoinAggregateReplayAfterKills(t *testing.T) {
 // and a Top-N after a join, and the join alone), with checkpoints that
 // abort at random (a transaction the group refused, kafka's errRebalanced)
 // besides the kills: both inputs are read again from their commits, and
-// the committed outputs are still one uninterrupted run's. (A window
-// beside side branches is left out: a partition read again once its
-// watermark is set stops that job, errWindowMoved.) With only one input read
+// the committed outputs are still one uninterrupted run's; also a window
+// beside side branches (sideJoinWindowQueries,
+// statefulSideJoinWindowQueries: each window, side row and side change
+// once), and aggregates whose groups hold pairs of both partitions (a
+// global aggregate, a window not keyed by the join key, a SESSION
+// partitioned by another column). Those groups stayed through the abort's
+// rewinds, each partition's drop keeping a group that held another's rows,
+// and the pairs read again were added to them (windows and counts twice
+// theirs; seed 11 of the global ones) until aggregate.aggOp.dropped let a
+// group go once every partition of its rows is read again. With only one input read
 // again (the kafka connector before rewindAborted rewound only the sources
 // whose offsets the transaction carried) the other's rows that the join
 // had let go never pair again, and the aggregate's groups, dropped with
 // the partition, count again from the first pair still able to join
 // (TestKafkaJoinAggregateScalesOutCrashesExactlyOnce on 6b039f5).
 func TestJoinAggregateReplayAfterAborts(t *testing.T) {
-	for _, q := range []string{
+	for _, q := range append([]string{
 		"SELECT l.k, COUNT(*) AS n, SUM(r.ts) AS s FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND GROUP BY l.k",
 		"SELECT l.k, COUNT(*) AS n, COUNT(r.ts) AS m, SUM(r.ts) AS s FROM l LEFT JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '2' SECOND AND r.ts + INTERVAL '2' SECOND GROUP BY l.k",
 		"SELECT l.k, COUNT(*) AS n, SUM(r.ts) AS s FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts ON l.k = r.k GROUP BY l.k",
@@ -497,7 +504,14 @@ func TestJoinAggregateReplayAfterAborts(t *testing.T) {
 			"SELECT window_start, window_end, k, COUNT(*) AS n, SUM(rts) AS s FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 		rightJoinWindowQueries[0], sessionJoinWindowQueries[0], joinTopNCalcQueries[0],
 		"SELECT k, ts, rts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY r.ts DESC) AS rn FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND) WHERE rn <= 2",
-	} {
+		// groups of both partitions: global aggregates, a global Top-N, a
+		// SESSION partitioned by another column than the join key
+		"SELECT COUNT(*) AS n, MIN(l.ts) AS lo FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts AND r.ts + INTERVAL '2' SECOND",
+		"SELECT COUNT(*) AS n, COUNT(l.ts) AS ln, COUNT(r.ts) AS rn FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '1' SECOND AND r.ts + INTERVAL '1' SECOND",
+		"SELECT COUNT(*) AS n, MAX(r.ts) AS m FROM l JOIN r ON l.k = r.k",
+		"SELECT k, ts, rts FROM (SELECT l.k, l.ts, r.ts AS rts, ROW_NUMBER() OVER (ORDER BY r.ts DESC) AS rn FROM l JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '3' SECOND AND r.ts + INTERVAL '3' SECOND) WHERE rn <= 2",
+		sessionJoinWindowQueries[1],
+	}, append(slices.Clone(sideJoinWindowQueries), statefulSideJoinWindowQueries...)...) {
 		if !joinReplayKills(t, q, seeds(60), true) {
 			return
 		}

@@ -68,6 +68,9 @@ type groupExt struct {
 	part int32
 	held heldAt
 	more map[int32]heldAt
+	// gone are the partitions of its rows dropped (aggOp.dropped) since
+	// they last gave it a row (heldOther), nil for none
+	gone map[int32]bool
 	// touched is when it last changed, for 'table.exec.state.ttl'
 	// (groupagg.go's updState.stamp)
 	touched int64
@@ -305,7 +308,7 @@ func (o *aggOp) groupFor(ws *winState, i int) (*aggGroup, error) {
 		if err := o.grow(o.groupBytes(len(g.keyb))); err != nil {
 			return g, err
 		}
-	} else if o.rep != nil && g.x().part != o.rowPart {
+	} else if o.rep != nil && o.fromOther(g) {
 		o.heldOther(g)
 	}
 	return g, nil

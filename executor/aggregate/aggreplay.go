@@ -30,11 +30,29 @@ func (o *aggOp) groupCost(g *aggGroup) int64 {
 	return n
 }
 
+// fromOther reports whether the row being added to g needs heldOther: it
+// is of a partition other than g's first row's, or g has partitions
+// dropped (groupExt.gone).
+func (o *aggOp) fromOther(g *aggGroup) bool {
+	e := g.x()
+	return e.part != o.rowPart || e.gone != nil
+}
+
 // heldOther notes the row being added as the first of its partition in g
 // when g has none of it yet (a topic not partitioned by the key: the
-// group's rows come from several partitions).
+// group's rows come from several partitions), and that its partition's
+// rows are g's again if it was dropped (groupExt.gone).
 func (o *aggOp) heldOther(g *aggGroup) {
 	e := o.extOf(g)
+	if e.gone != nil { // (its partition's rows come again: it holds them)
+		delete(e.gone, o.rowPart)
+		if len(e.gone) == 0 {
+			e.gone = nil
+		}
+	}
+	if o.rowPart == e.part {
+		return
+	}
 	if _, ok := e.more[o.rowPart]; ok {
 		return
 	}
@@ -51,6 +69,7 @@ func (o *aggOp) mergeHeld(h, g *aggGroup) {
 		return
 	}
 	he, ge := o.extOf(h), g.x()
+	gone := mergeGone(he, ge)
 	add := func(p int32, x heldAt) {
 		if p == he.part {
 			if x.off < he.held.off {
@@ -70,6 +89,69 @@ func (o *aggOp) mergeHeld(h, g *aggGroup) {
 	for p, x := range ge.more {
 		add(p, x)
 	}
+	he.gone = gone
+}
+
+// mergeGone returns the partitions dropped (groupExt.gone) of the merge of
+// groups h and g: those each of them has no rows of or dropped; nil for
+// none.
+func mergeGone(h, g *groupExt) map[int32]bool {
+	if h.gone == nil && g.gone == nil {
+		return nil
+	}
+	gone := map[int32]bool{}
+	note := func(p int32) {
+		if (!h.has(p) || h.gone[p]) && (!g.has(p) || g.gone[p]) {
+			gone[p] = true
+		}
+	}
+	for _, e := range []*groupExt{h, g} {
+		note(e.part)
+		for p := range e.more {
+			note(p)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	return gone
+}
+
+// has reports whether e's group holds rows of partition p.
+func (e *groupExt) has(p int32) bool {
+	_, ok := e.more[p]
+	return ok || e.part == p
+}
+
+// dropped notes that p's rows in g are dropped (drop: p is revoked, or
+// read again from its commit) and reports whether g goes with them:
+// every partition of its rows is dropped since it last gave g a row. A
+// group of several partitions stays while one of them is held (SPEC 2.5:
+// a scaled-out aggregate's key is the topic's); one whose every partition
+// is read again (an aborted transaction rewinds them all: kafka's
+// rewindAborted) is rebuilt from them, not added to.
+func (o *aggOp) dropped(g *aggGroup, p int32) bool {
+	e := g.x()
+	if len(e.more) == 0 {
+		return e.part == p
+	}
+	if !e.has(p) {
+		return false
+	}
+	w := o.extOf(g)
+	if w.gone == nil {
+		w.gone = map[int32]bool{}
+	}
+	w.gone[p] = true
+	if !w.gone[w.part] {
+		return false
+	}
+	for q := range w.more {
+		if !w.gone[q] {
+			return false
+		}
+	}
+	return true
 }
 
 // heldAll lowers, in dst, each partition's first row held (the smallest offset)
@@ -95,7 +177,7 @@ func (o *aggOp) heldAll(dst map[int32]heldAt) {
 // executor's replay.go), and the windows and sessions left without groups. A
 // group that also holds rows of other partitions stays (the topic is not
 // partitioned by the grouping key, which SPEC 2.5 requires of a scaled-out
-// aggregate).
+// aggregate) until each of them is dropped too (dropped).
 func (o *aggOp) drop(p int32) {
 	o.lastWs = nil
 	clear(o.cache[:])
@@ -106,7 +188,7 @@ func (o *aggOp) drop(p int32) {
 	for _, ws := range o.open {
 		gs := ws.groups[:0]
 		for _, g := range ws.groups {
-			if e := g.x(); e.part == p && len(e.more) == 0 {
+			if o.dropped(g, p) {
 				freed += o.groupCost(g)
 				o.freeGroups = append(o.freeGroups, g)
 				continue

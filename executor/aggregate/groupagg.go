@@ -120,7 +120,7 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 	v := o.keys[0]
 	if v.Null[i] {
 		if g := o.upd.null; g != nil {
-			if o.rep != nil && g.x().part != o.rowPart {
+			if o.rep != nil && o.fromOther(g) {
 				o.heldOther(g)
 			}
 			return g, nil
@@ -138,7 +138,7 @@ func (o *aggOp) updGroup(i int) (*aggGroup, error) {
 		k = uint64(v.I[i])
 	}
 	if g := x.get(k, s); g != nil {
-		if o.rep != nil && g.x().part != o.rowPart {
+		if o.rep != nil && o.fromOther(g) {
 			o.heldOther(g)
 		}
 		return g, nil
@@ -418,7 +418,7 @@ func (ao *Operator) change(o *aggOp, b *vector.Batch, i int, cw int64, cwSet boo
 		if g, err = o.updGroup(i); err != nil {
 			return err
 		}
-	} else if o.rep != nil && g.x().part != o.rowPart {
+	} else if o.rep != nil && o.fromOther(g) {
 		o.heldOther(g)
 	}
 	if u.ttl.ttl > 0 {
