@@ -177,7 +177,20 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	for c := range pushed {
 		sp.consumed[c] = true // (a side's join filters by it)
 	}
+	asOf, temporal := parser.AsOf{}, false // (FOR SYSTEM_TIME AS OF after the right side: a temporal join)
+	if rts != nil {
+		if tn, ok := rts.Source.(*ast.TableName); ok {
+			asOf, temporal = sel.AsOf[tn]
+		}
+	}
 	if len(both.Keys[0]) == 0 {
+		if temporal {
+			// (its error says which equality: one on the right side's
+			// PRIMARY KEY, with a left column of its type)
+			if err := temporalJoin(both, asOf); err != nil {
+				return err
+			}
+		}
 		// the caret: at the ON condition, at a comma (or CROSS) join's WHERE
 		// condition, which its equality would be in, and at the second
 		// relation when there is neither
@@ -220,18 +233,14 @@ func ruleBothJoin(sp *selectPlan, join *ast.Join, kind parser.JoinKind) error {
 	// conditions left in rest are compiled again, by ruleWhere or
 	// rulePushdown)
 	sp.sc.reads = make([]bool, len(sp.sc.uses))
-	if rts != nil {
-		if tn, ok := rts.Source.(*ast.TableName); ok {
-			if a, ok := sel.AsOf[tn]; ok {
-				// (a temporal LEFT JOIN's other ON terms are tested on the
-				// version each left row finds: op.TemporalSpec.Residual)
-				if err := temporalJoin(both, a); err != nil {
-					return err
-				}
-				if in := &both.Inputs[1]; both.Temporal && finalVersions(in.Stream) {
-					in.FinalVersions, in.Watermark = true, nil
-				}
-			}
+	if temporal {
+		// (a temporal LEFT JOIN's other ON terms are tested on the
+		// version each left row finds: op.TemporalSpec.Residual)
+		if err := temporalJoin(both, asOf); err != nil {
+			return err
+		}
+		if in := &both.Inputs[1]; both.Temporal && finalVersions(in.Stream) {
+			in.FinalVersions, in.Watermark = true, nil
 		}
 	}
 	if !both.Temporal {
@@ -416,7 +425,7 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		return parser.Errorf(a.Pos, "a temporal join's condition equals the right side's PRIMARY KEY (%s) to left columns, all of it and nothing else: write ON %s; move other conditions into WHERE", strings.Join(pk, ", "), pkCondition(both, pk))
+		return parser.Errorf(a.Pos, "a temporal join's ON needs an equality between a column of the left side %s and each column of the PRIMARY KEY of %s (%s), once each, and no other equality between a column of each side (SPEC 2.7: that key picks the version joined); other terms are allowed (conditions on one side, comparisons other than =): write ON %s", relText(l.Name, l.Stream), relText(r.Name, r.Stream), strings.Join(pk, ", "), pkCondition(both, want))
 	}
 	both.Temporal = true
 	if d := plan.DerivedOf(r.Stream); d != nil {
@@ -425,12 +434,34 @@ func temporalJoin(both *plan.BothJoin, a parser.AsOf) error {
 	return nil
 }
 
-// pkCondition writes the key equalities a temporal join over primary key pk
-// needs, for a message ("l.? = r.k AND ...").
-func pkCondition(both *plan.BothJoin, pk []string) string {
+// pkCondition writes the key equalities a temporal join needs, for a
+// message: each column of the right side's primary key (want, its columns)
+// equalled to a column of the left side of the same type, the one of the
+// same name first (o.cur = r.cur), else the first in the left side's
+// order; when the left side has no column of that type, a placeholder
+// that names the type (o.<a VARCHAR column, or a CAST to VARCHAR> = r.cur).
+func pkCondition(both *plan.BothJoin, want []int) string {
+	l, r := &both.Inputs[0], &both.Inputs[1]
 	var parts []string
-	for _, k := range pk {
-		parts = append(parts, fmt.Sprintf("%s.? = %s.%s", both.Inputs[0].Name, both.Inputs[1].Name, k))
+	for _, k := range want {
+		key := r.Stream.Columns[k]
+		left := ""
+		for c, lc := range l.Stream.Columns {
+			if lc.Type != key.Type || left != "" && !strings.EqualFold(lc.Name, key.Name) {
+				continue
+			}
+			left = l.Name + "." + lc.Name
+			if c < len(l.Names) { // (a left side that is itself a join names its columns by their relations)
+				left = l.Names[c]
+			}
+			if strings.EqualFold(lc.Name, key.Name) {
+				break
+			}
+		}
+		if left == "" {
+			left = fmt.Sprintf("%s.<a %s column, or a CAST to %s>", l.Name, key.Type, key.Type)
+		}
+		parts = append(parts, left+" = "+r.Name+"."+key.Name)
 	}
 	return strings.Join(parts, " AND ")
 }

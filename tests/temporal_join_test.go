@@ -97,12 +97,56 @@ CREATE STREAM notime (k VARCHAR, v BIGINT, ts BIGINT, PRIMARY KEY (k) NOT ENFORC
 		{"SELECT o.id FROM o JOIN nokey FOR SYSTEM_TIME AS OF o.ts ON o.k = nokey.k", "needs a PRIMARY KEY"},
 		{"SELECT o.id FROM o JOIN notime FOR SYSTEM_TIME AS OF o.ts ON o.k = notime.k", "needs event time"},
 		{"SELECT o.id FROM o JOIN r FOR SYSTEM_TIME AS OF o.id ON o.k = r.k", "the left side's event-time column o.ts"},
-		{"SELECT o.id FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts ON o.id = r.k AND o.k = r.k", "PRIMARY KEY (k)"},
+		{"SELECT o.id FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts ON o.id = r.k AND o.k = r.k", "PRIMARY KEY of r (k)"},
 		{"SELECT o.id FROM o FOR SYSTEM_TIME AS OF o.ts", "after the right side of a JOIN"},
 	} {
 		_, errs, code := runSQL(t, files, ddl+tc.query+";\n", "--format", "csv")
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "^") {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q with a caret", tc.query, code, errs, tc.want)
+		}
+	}
+}
+
+// TestTemporalJoinKeyConditionError: a temporal join's ON must equal each
+// column of the right side's PRIMARY KEY to a left column, once each, with
+// no other equality between the sides, and may hold any other term (SPEC
+// 2.7). Every ON that misses (no key equality, another equality instead
+// or besides, the key twice) is a planning error at the clause that says
+// so, and its suggested ON is a real column of the left side of the key's
+// type (the same-named one first): the query with the suggestion, and the
+// other terms the message allows, plans and runs. A left side with no
+// column of the key's type gets the type named instead.
+func TestTemporalJoinKeyConditionError(t *testing.T) {
+	files := map[string]string{"o.csv": "1,a,2.5,1\n", "r.csv": "a,1.5,1\n"}
+	ddl := `CREATE STREAM o (id BIGINT, cur VARCHAR, amt DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE STREAM p (id BIGINT, name VARCHAR, amt DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE STREAM n (id BIGINT, amt DOUBLE, ts BIGINT, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='o.csv', 'format'='csv');
+CREATE STREAM r (cur VARCHAR, rate DOUBLE, ts BIGINT, PRIMARY KEY (cur) NOT ENFORCED, WATERMARK FOR ts AS ts) WITH ('connector'='file', 'path'='r.csv', 'format'='csv');
+`
+	const other = " AND r.rate > 1.15 AND r.rate < %s.amt"
+	for _, tc := range []struct{ left, on, suggest string }{
+		{"o", "o.amt = r.rate", "o.cur = r.cur"},
+		{"o", "o.cur = r.cur AND o.amt = r.rate", "o.cur = r.cur"},
+		{"o", "o.cur = r.cur AND o.cur = r.cur", "o.cur = r.cur"},
+		{"o", "r.rate > 1.15", "o.cur = r.cur"},
+		{"p", "p.amt = r.rate", "p.name = r.cur"},
+		{"n", "n.amt = r.rate", "n.<a VARCHAR column, or a CAST to VARCHAR> = r.cur"},
+	} {
+		q := fmt.Sprintf("SELECT %[1]s.id FROM %[1]s JOIN r FOR SYSTEM_TIME AS OF %[1]s.ts ON ", tc.left)
+		_, errs, code := runSQL(t, files, ddl+q+tc.on+";\n", "--format", "csv")
+		_, got, ok := strings.Cut(errs, ": write ON ")
+		got, _, _ = strings.Cut(got, "\n")
+		if code != 2 || !ok || got != tc.suggest || !strings.Contains(errs, "a temporal join's ON needs an equality between a column of the left side "+tc.left+" and each column of the PRIMARY KEY of r (cur)") ||
+			!strings.Contains(errs, "other terms are allowed") || !strings.Contains(errs, "^") {
+			t.Errorf("ON %s: exit %d, suggests %q, want exit 2 suggesting %q with a caret; stderr:\n%s", tc.on, code, got, tc.suggest, errs)
+			continue
+		}
+		if strings.Contains(got, "<") {
+			continue // (no column to suggest)
+		}
+		out, errs, code := runSQL(t, files, ddl+q+got+fmt.Sprintf(other, tc.left)+";\n", "--format", "csv")
+		if code != 0 || out != "id\n1\n" {
+			t.Errorf("ON %s: the suggested ON %s with other terms: exit %d, stdout %q, want id 1; stderr:\n%s", tc.on, got, code, out, errs)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -599,6 +600,41 @@ func (s *Session) warnPendingRead(job *planner.Job, script *parser.Script, at in
 	for _, st := range streams {
 		wr.Warn(script, &parser.Error{Offset: at, Msg: fmt.Sprintf("the side branches pending on %s (%s) do not run with this query: it reads %s only inside a subquery, view, WITH name or UNION ALL, or as a build side, and side branches run with the next query whose FROM names their stream (SPEC 2.1, 2.6), so every row of %s reaches this one; they run then, at RUN; or at the script's end, reading %s again. To run them now, read %s in this query's FROM, or RUN; before it",
 			st.Name, strings.Join(names[st], ", "), st.Name, st.Name, st.Name, st.Name)})
+	}
+	s.warnPendingJoinRead(wr, opens, script, at)
+}
+
+// warnPendingJoinRead warns, at the statement that starts at offset at of
+// script, for each pending side branch over a join of two streams (its FROM
+// is an anonymous join, not one stream: plan.Branch.Both) that reads a
+// stream the job reads (opens, Job.Opens) which can be read only once
+// (no catalog.CapReread: stdin, a 'go' stream, a socket, SPEC 1). No
+// later query's FROM can name that join, so the branch runs as its own
+// job at RUN; or at the script's end (SPEC 2.1), and finds there only the
+// rows of the stream this job leaves (none once it read stdin to its end):
+// a plain stream's branch read only inside a subquery gets the same
+// warning (warnPendingRead). Streams read again whole (a file) are not
+// warned about: the branch's job reads every row of them.
+func (s *Session) warnPendingJoinRead(wr Warner, opens map[*catalog.Stream]plan.Opens, script *parser.Script, at int) {
+	for _, pb := range s.pending {
+		if pb.Both == nil {
+			continue
+		}
+		reads := map[*catalog.Stream]plan.Opens{} // (the declared streams under each input, a subquery's too)
+		for _, in := range pb.Both.Inputs {
+			plan.StreamOpens(in.Stream, reads, false)
+		}
+		var once []*catalog.Stream
+		for st := range reads {
+			if _, read := opens[st]; read && !st.Caps().Has(catalog.CapReread) {
+				once = append(once, st)
+			}
+		}
+		sort.Slice(once, func(i, k int) bool { return once[i].Name < once[k].Name })
+		for _, st := range once {
+			wr.Warn(script, &parser.Error{Offset: at, Msg: fmt.Sprintf("the side branch '%s' pending on the join of %s and %s does not run with this query: it reads a join, not one stream, so it runs as its own job at RUN; or at the script's end (SPEC 2.1), and %s can be read only once, so that job gets only the rows of %s this query leaves (none once this query reads %s to its end). To have the branch read them, RUN; before this query",
+				pb.Side, pb.Both.Inputs[0].Name, pb.Both.Inputs[1].Name, st.Name, st.Name, st.Name)})
+		}
 	}
 }
 
