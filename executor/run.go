@@ -302,7 +302,6 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	hub.sink = sink
 	stats.Analysis = an
 	err = runJob(ctx, oc, job, src, srcs, joins, sink, &stats, budget)
-	closeSources() // (before stats is returned: a derived relation's parts stopped at a LIMIT's cut add their counts as they close)
 	an.finish(job)
 	if err != nil {
 		sinkstream.Abort(sink) // an exactly-once sink drops the failed job's open transaction
@@ -310,6 +309,12 @@ func runWith(ctx context.Context, job *plan.Job, env *Env, newSink func() (Sink,
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
+	// The sources close after the sink: a Kafka sink's transaction (its
+	// sources' offsets in it) is aborted or committed while the consumer
+	// still holds its partitions (executor/connector/kafka). They close
+	// before stats is returned: a derived relation's parts stopped at a
+	// LIMIT's cut add their counts as they close (derivedSource.Close).
+	closeSources()
 	return stats, err
 }
 
