@@ -558,13 +558,10 @@ func (ds *derivedSource) addStats(p *derivedPart, s *Stats) {
 	}
 	for _, l := range s.Late { // by the output's name in the reading job (plan: late-<relation> when renamed)
 		given := int64(0)
-		for k, o := range p.job.Outputs {
-			if o.Name == l.Output && k < len(p.outMap) && p.outMap[k] >= 0 {
-				l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
-				if given = min(l.Rows, p.given[k]); given > 0 { // (the queries sharing an output take its rows given in turn)
-					p.given[k] -= given
-				}
-				break
+		if k := partOutput(p.job, p.outMap, l.Output); k >= 0 {
+			l.Output = ds.hub.job.Outputs[p.outMap[k]].Name
+			if given = min(l.Rows, p.given[k]); given > 0 { // (the queries sharing an output take its rows given in turn)
+				p.given[k] -= given
 			}
 		}
 		l.Rows = given
@@ -700,15 +697,38 @@ func (c *captureSink) streamMarks(marks []Mark, mi, i int) int {
 		return mi // (another row made at input row i: c.before and c.after are its)
 	}
 	c.markRow = i
-	for ; mi < len(marks) && marks[mi].At <= i; mi++ {
-		c.swm, c.swmSet = marks[mi].Value, true
-	}
-	c.before, c.beforeSet = c.swm, c.swmSet
-	for ; mi < len(marks) && marks[mi].At <= i+1; mi++ {
-		c.swm, c.swmSet = marks[mi].Value, true
-	}
+	mi, c.before, c.beforeSet = marksAround(marks, mi, i, &c.swm, &c.swmSet)
 	c.after, c.afterSet = c.swm, c.swmSet
 	return mi
+}
+
+// marksAround moves the stream's watermark (*wm, *set) over marks from mi
+// on: those placed up to input row i (Mark.At <= i) give the watermark
+// before the row, returned as before and beforeSet; those placed right
+// after it (At == i+1) leave *wm, *set as the watermark after it. It
+// returns the index of the first mark not taken. (captureSink.streamMarks
+// and joinRoute.take stamp a derived part's rows with both.)
+func marksAround(marks []Mark, mi, i int, wm *int64, set *bool) (next int, before int64, beforeSet bool) {
+	for ; mi < len(marks) && marks[mi].At <= i; mi++ {
+		*wm, *set = marks[mi].Value, true
+	}
+	before, beforeSet = *wm, *set
+	for ; mi < len(marks) && marks[mi].At <= i+1; mi++ {
+		*wm, *set = marks[mi].Value, true
+	}
+	return mi, before, beforeSet
+}
+
+// partOutput returns the index of the output of part (a derived relation's
+// job) named name that the reading job writes (outMap[k] >= 0: its
+// output outMap[k]), or -1 when none is.
+func partOutput(part *plan.Job, outMap []int, name string) int {
+	for k, o := range part.Outputs {
+		if o.Name == name && k < len(outMap) && outMap[k] >= 0 {
+			return k
+		}
+	}
+	return -1
 }
 
 // chunk adds the rows of ck, rows an operator of the part made (a window

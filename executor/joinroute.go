@@ -102,11 +102,8 @@ func (rt *joinRoute) errorsBy(es *StreamErrors) {
 // as the reading job names it (derivedSource.addStats does so for a
 // part's).
 func (rt *joinRoute) renameLate(l *LateRows) {
-	for k, o := range rt.part.Outputs {
-		if o.Name == l.Output && k < len(rt.outMap) && rt.outMap[k] >= 0 {
-			l.Output = rt.job.Outputs[rt.outMap[k]].Name
-			return
-		}
+	if k := partOutput(rt.part, rt.outMap, l.Output); k >= 0 {
+		l.Output = rt.job.Outputs[rt.outMap[k]].Name
 	}
 }
 
@@ -242,13 +239,9 @@ func (rt *joinRoute) take(r *Step, p *Part) {
 				w.I[at] = stamp.I[i]
 			}
 			if rt.streamWm {
-				for ; mi < len(r.Marks) && r.Marks[mi].At <= i; mi++ {
-					rt.swm, rt.swmSet = r.Marks[mi].Value, true
-				}
-				before, beforeSet := rt.swm, rt.swmSet
-				for ; mi < len(r.Marks) && r.Marks[mi].At <= i+1; mi++ {
-					rt.swm, rt.swmSet = r.Marks[mi].Value, true
-				}
+				var before int64
+				var beforeSet bool
+				mi, before, beforeSet = marksAround(r.Marks, mi, i, &rt.swm, &rt.swmSet)
 				bc, ac := out.Cols[nc+1], out.Cols[nc+2]
 				bc.Null[at], bc.I[at] = !beforeSet, before
 				ac.Null[at], ac.I[at] = !rt.swmSet, rt.swm
